@@ -1,0 +1,62 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// A sample C plugin: one folder under `plugins/`, built as a dynamic library
+/// `lib<name>.so`, including `<pushhost.h>` from the top-level `include/`.
+func samplePlugin(_ name: String, target: String) -> [Target] {
+    [
+        .target(
+            name: target,
+            dependencies: ["CPushHost"],
+            path: "plugins/\(name)",
+            publicHeadersPath: ".",
+            cSettings: [.headerSearchPath("../../include")]
+        )
+    ]
+}
+
+let samples: [(name: String, target: String)] = [
+    ("cache", "PluginCache"),
+    ("notify", "PluginNotify"),
+    ("issues", "PluginIssues"),
+    ("supplies", "PluginSupplies"),
+    ("token-log", "PluginTokenLog"),
+]
+
+let package = Package(
+    name: "pushhost",
+    products: [
+        .executable(name: "pushhost", targets: ["pushhost"]),
+    ] + samples.map { .library(name: $0.name, type: .dynamic, targets: [$0.target]) },
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // The public C header, imported by Swift through include/module.modulemap.
+        .systemLibrary(name: "CPushHost", path: "include"),
+        .target(
+            name: "PushHostCore",
+            dependencies: [
+                "CPushHost",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "pushhost",
+            dependencies: [
+                "PushHostCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PushHostCoreTests",
+            dependencies: ["PushHostCore"]
+        ),
+        .testTarget(
+            name: "PushHostIntegrationTests",
+            dependencies: ["PushHostCore"]
+        ),
+    ] + samples.flatMap { samplePlugin($0.name, target: $0.target) }
+)

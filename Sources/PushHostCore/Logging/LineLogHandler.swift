@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// Writes each log record to standard error as one line: level, source, text.
+///
+/// The source is `pushhost` for the host and the plugin's name for what a
+/// plugin logs, so every line says who speaks:
+///
+/// ```
+/// error pushhost: refused plugin ./plugins/bad.so: no ph_plugin_entry symbol
+/// info cache: 3 messages cached
+/// ```
+///
+/// Each line goes out in a single `write(2)`, so lines from plugin threads
+/// never interleave.
+public struct LineLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level
+    let source: String
+
+    public init(source: String, level: Logger.Level = .info) {
+        self.source = source
+        self.logLevel = level
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var line = "\(event.level.word) \(source): \(event.message)"
+        let extra = metadata.merging(event.metadata ?? [:]) { $1 }
+        for (key, value) in extra.sorted(by: { $0.key < $1.key }) {
+            line += " \(key)=\(value)"
+        }
+        line += "\n"
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+    }
+}
+
+extension Logger.Level {
+    /// The word a log line starts with.
+    var word: String {
+        switch self {
+        case .trace: "trace"
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        case .critical: "critical"
+        }
+    }
+}

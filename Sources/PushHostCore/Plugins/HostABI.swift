@@ -1,0 +1,13 @@
+import CPushHost
+
+/// The ABI version this host was built with, from `include/pushhost.h`.
+public enum HostABI {
+    public static let major = UInt32(PH_ABI_MAJOR)
+    public static let minor = UInt32(PH_ABI_MINOR)
+
+    /// Whether a plugin built for `major.minor` may load here: the majors are
+    /// equal and the plugin's minor is not above the host's.
+    static func accepts(major: UInt32, minor: UInt32) -> Bool {
+        major == Self.major && minor <= Self.minor
+    }
+}

@@ -1,0 +1,28 @@
+extension PluginCatalog {
+    /// What `pushhost plugins` prints: a block per loadable plugin, a line per refusal.
+    ///
+    /// ```
+    /// issues 1.0.0 (ABI 1.0) plugins/issues.so
+    ///   roles: foreground; targets: issues
+    ///   Foreground screen for the "issues" target.
+    /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
+    /// ```
+    public func textListing() -> String {
+        var text = ""
+        for entry in entries {
+            switch entry.outcome {
+            case .failure(let refusal):
+                text += "refused \(entry.file): \(refusal)\n"
+            case .success(let plugin):
+                let descriptor = plugin.descriptor
+                text += "\(descriptor.name) \(descriptor.version) (ABI \(descriptor.abiMajor).\(descriptor.abiMinor)) \(entry.file)\n"
+                let roles = descriptor.roles.isEmpty ? "none" : descriptor.roles.map(\.rawValue).joined(separator: ", ")
+                text += "  roles: \(roles)"
+                if !descriptor.targets.isEmpty { text += "; targets: \(descriptor.targets.joined(separator: ", "))" }
+                text += "\n"
+                if !descriptor.summary.isEmpty { text += "  \(descriptor.summary)\n" }
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,49 @@
+/// Every plugin file asked for, in load order, each either loadable or
+/// refused with its reason.
+///
+/// Checks that span plugins run here, in load order, so the later of two
+/// plugins is the one refused: a name already taken, a target already
+/// claimed. Nothing is created: the catalog reads descriptors and settings
+/// only, which is all `pushhost plugins` needs.
+public struct PluginCatalog {
+    /// One plugin file and what became of it.
+    public struct Entry {
+        public let file: String
+        let outcome: Result<Loadable, PluginRefusal>
+
+        public var refusal: PluginRefusal? {
+            if case .failure(let refusal) = outcome { refusal } else { nil }
+        }
+    }
+
+    /// A plugin that passed every check, with its settings file read.
+    struct Loadable {
+        let descriptor: PluginDescriptor
+        let settings: [String: String]
+    }
+
+    public let entries: [Entry]
+
+    public var refused: [Entry] { entries.filter { $0.refusal != nil } }
+
+    public init(paths: [String]) {
+        var names: [String: String] = [:]
+        var claims: [String: String] = [:]
+        var entries: [Entry] = []
+        for path in paths {
+            let outcome = Result { () throws(PluginRefusal) -> Loadable in
+                let descriptor = try PluginLibrary.open(path)
+                if let other = names[descriptor.name] { throw .duplicateName(descriptor.name, file: other) }
+                for target in descriptor.targets {
+                    if let owner = claims[target] { throw .targetClaimed(target, by: owner) }
+                }
+                let settings = try PluginSettings.read(besides: path)
+                names[descriptor.name] = path
+                for target in descriptor.targets { claims[target] = descriptor.name }
+                return Loadable(descriptor: descriptor, settings: settings)
+            }
+            entries.append(Entry(file: path, outcome: outcome))
+        }
+        self.entries = entries
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The plugin files to load, in load order.
+///
+/// Every `--plugins DIR` in the order given, each directory's `*.so` files in
+/// byte order of their names (hidden files left out), then every
+/// `--plugin FILE` in the order given.
+public struct PluginFiles: Sendable {
+    public var directories: [String]
+    public var files: [String]
+
+    public init(directories: [String] = [], files: [String] = []) {
+        self.directories = directories
+        self.files = files
+    }
+
+    /// The paths in load order; a directory that cannot be read is a setup error.
+    public func paths() throws(SetupError) -> [String] {
+        var paths: [String] = []
+        for directory in directories {
+            paths += try Self.sharedLibraries(in: directory)
+        }
+        return paths + files
+    }
+
+    private static func sharedLibraries(in directory: String) throws(SetupError) -> [String] {
+        guard let stream = opendir(directory) else {
+            throw SetupError("plugin directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                Array(bytes.prefix { $0 != 0 })
+            }
+            guard name.first != UInt8(ascii: "."), name.count > 3, name.suffix(3).elementsEqual(".so".utf8) else {
+                continue
+            }
+            names.append(name)
+        }
+        names.sort { $0.lexicographicallyPrecedes($1) }
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return names.map { prefix + String(decoding: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,61 @@
+/// Why a plugin file was not loaded; its description is the reason a user reads.
+public enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `dlopen` failed; the text is `dlerror()`'s.
+    case notLoadable(String)
+    /// The library has no `ph_plugin_entry` symbol.
+    case noEntry
+    /// `ph_plugin_entry` returned NULL.
+    case entryReturnedNull
+    /// The descriptor's `struct_size` does not even cover the fields every version has.
+    case descriptorTooSmall(structSize: UInt32)
+    /// The plugin was built for an ABI this host cannot serve.
+    case abiMismatch(major: UInt32, minor: UInt32)
+    /// The name is NULL, empty, or not made of `[a-z0-9_-]`.
+    case badName(String?)
+    /// Another plugin, loaded earlier, has the same name.
+    case duplicateName(String, file: String)
+    /// A foreground plugin (`on_target` or `on_mismatch`) lists no targets.
+    case noTargets
+    /// A target string is empty.
+    case emptyTarget
+    /// Another foreground plugin, loaded earlier, claims the same target.
+    case targetClaimed(String, by: String)
+    /// The settings file beside the plugin is unreadable or malformed.
+    case badSettings(file: String, reason: String)
+    /// `create` returned NULL.
+    case createFailed
+
+    public var description: String {
+        switch self {
+        case .notLoadable(let error):
+            "not a loadable shared library: \(error)"
+        case .noEntry:
+            "no ph_plugin_entry symbol (a plugin exports `PH_EXPORT const ph_plugin *ph_plugin_entry(void)`)"
+        case .entryReturnedNull:
+            "ph_plugin_entry returned NULL: the plugin refused to load"
+        case .descriptorTooSmall(let size):
+            "descriptor struct_size \(size) is too small to be a ph_plugin"
+        case .abiMismatch(let major, let minor):
+            "built for ABI \(major).\(minor), but this host speaks ABI \(HostABI.major).\(HostABI.minor)"
+                + (major == HostABI.major ? " (the plugin's minor is newer)" : " (the majors differ)")
+        case .badName(nil):
+            "the descriptor has no name (NULL)"
+        case .badName(let name?) where name.isEmpty:
+            "the name is empty"
+        case .badName(let name?):
+            "the name \"\(name)\" is not made of [a-z0-9_-]"
+        case .duplicateName(let name, let file):
+            "the name \"\(name)\" is already taken by \(file)"
+        case .noTargets:
+            "a foreground plugin (on_target or on_mismatch) must list its targets"
+        case .emptyTarget:
+            "a target is empty"
+        case .targetClaimed(let target, let other):
+            "the target \"\(target)\" is already claimed by the foreground plugin \"\(other)\""
+        case .badSettings(let file, let reason):
+            "settings file \(file): \(reason)"
+        case .createFailed:
+            "create returned NULL (the plugin's own log lines above say why)"
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Logging
+
+/// The created plugins of one run, in load order, and who plays which role.
+final class PluginSet {
+    let instances: [PluginInstance]
+    let data: [PluginInstance]
+    let background: [PluginInstance]
+    let token: [PluginInstance]
+    /// Foreground plugins by name: the screens the app can show.
+    let screens: [String: PluginInstance]
+
+    /// Loads, checks and creates the plugins in `catalog`.
+    ///
+    /// A refused plugin is logged with its file and reason; unless
+    /// `skipBad` is set, any refusal is a setup error, raised before any
+    /// plugin is created (or, for a failed `create`, after destroying the
+    /// ones already created).
+    init(
+        catalog: PluginCatalog,
+        overrides: [SettingOverride],
+        skipBad: Bool,
+        tokens: TokenStore,
+        logger: Logger
+    ) throws(SetupError) {
+        for entry in catalog.refused {
+            logger.error("refused plugin \(entry.file): \(entry.refusal!)")
+        }
+        if !skipBad && !catalog.refused.isEmpty {
+            throw SetupError("\(catalog.refused.count) of \(catalog.entries.count) plugins refused (--skip-bad-plugins goes on without them)")
+        }
+        let loadable = catalog.entries.compactMap { entry in
+            (try? entry.outcome.get()).map { (file: entry.file, plugin: $0) }
+        }
+        let names = Set(loadable.map(\.plugin.descriptor.name))
+        for override in overrides where !names.contains(override.plugin) {
+            let problem = "--set \(override.plugin).\(override.key): no plugin named \(override.plugin) is loaded"
+            guard skipBad else { throw SetupError(problem) }
+            logger.warning("\(problem)")
+        }
+
+        var created: [PluginInstance] = []
+        for (file, plugin) in loadable {
+            var settings = plugin.settings
+            for override in overrides where override.plugin == plugin.descriptor.name {
+                settings[override.key] = override.value
+            }
+            let instance = PluginInstance(
+                file: file,
+                descriptor: plugin.descriptor,
+                context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens),
+                config: PluginConfig(settings)
+            )
+            do {
+                try instance.create()
+                created.append(instance)
+            } catch {
+                logger.error("refused plugin \(file): \(error)")
+                if !skipBad {
+                    created.reversed().forEach { $0.destroy() }
+                    throw SetupError("plugin \(plugin.descriptor.name) could not be created")
+                }
+            }
+        }
+        instances = created
+        data = created.filter { $0.roles.contains(.data) }
+        background = created.filter { $0.roles.contains(.background) }
+        token = created.filter { $0.roles.contains(.token) }
+        screens = Dictionary(uniqueKeysWithValues: created.filter { $0.roles.contains(.foreground) }.map { ($0.name, $0) })
+    }
+
+    /// Calls every plugin's `destroy`, in reverse load order.
+    func destroyAll() {
+        instances.reversed().forEach { $0.destroy() }
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a whole file so that a crash leaves either the old or the new
+/// contents: a temporary file beside it, `fsync`, `rename`, `fsync` of the
+/// directory.
+enum AtomicFile {
+    static func write(_ bytes: [UInt8], to path: String) throws(SetupError) {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let name = String(path.split(separator: "/").last ?? "")
+        let temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(getpid()).tmp"
+        func failure(_ what: String) -> SetupError {
+            SetupError("\(path): \(what): \(String(cString: strerror(errno)))")
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("cannot create \(temporary)") }
+        let written = bytes.withUnsafeBytes { buffer in Glibc.write(fd, buffer.baseAddress, buffer.count) }
+        guard written == bytes.count, fsync(fd) == 0 else {
+            let error = failure("cannot write \(temporary)")
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("cannot rename \(temporary)")
+            unlink(temporary)
+            throw error
+        }
+        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The current registration token, kept in `DIR/token` across restarts.
+///
+/// Plugins read it through `current_token` from any thread; every token the
+/// host has held stays allocated for the run, so a pointer handed out never
+/// dangles.
+public final class TokenStore: Sendable {
+    public let directory: String
+    private let current: Mutex<HeldToken>
+
+    var file: String { directory + "/token" }
+
+    /// Opens the state directory, creating it when missing, and reads the stored token.
+    public init(directory: String) throws(SetupError) {
+        self.directory = directory
+        try StateDirectory.prepare(directory)
+        current = Mutex(HeldToken(Self.read(directory + "/token")))
+    }
+
+    /// The stored token in `directory`, without creating anything.
+    public static func read(_ file: String) -> String? {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The token plugins see through `current_token`.
+    var pointer: UnsafePointer<CChar>? {
+        current.withLock { $0.text }
+    }
+
+    public var token: String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    /// Stores `token` when it differs from the current one and returns the
+    /// previous token; returns `nil` for the same token again.
+    ///
+    /// - Returns: `.some(previous)` when the token changed (`previous` is nil for the first).
+    func replace(with token: String) throws(SetupError) -> String?? {
+        let previous = self.token
+        guard previous != token else { return .none }
+        try AtomicFile.write(Array((token + "\n").utf8), to: file)
+        let held = HeldToken(token)
+        current.withLock { $0 = held }
+        return .some(previous)
+    }
+}
+
+/// A token as a C string that is never freed, so plugins may keep the pointer.
+private struct HeldToken: @unchecked Sendable {
+    let text: UnsafePointer<CChar>?
+
+    init(_ token: String?) {
+        text = token.map { UnsafePointer(strdup($0)!) }
+    }
+}

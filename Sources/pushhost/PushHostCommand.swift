@@ -1,0 +1,31 @@
+import ArgumentParser
+import Logging
+import PushHostCore
+
+/// `pushhost`: the root command; `run` is the default.
+struct PushHostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushhost",
+        abstract: "A host for push-notification handler plugins.",
+        discussion: """
+            Loads plugins (shared libraries exporting ph_plugin_entry, see include/pushhost.h), \
+            reads push messages as NDJSON from standard input, and dispatches each one: the data \
+            stage first, then exactly one UI route (background, target, mismatch).
+            """,
+        subcommands: [RunCommand.self, PluginsCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+}
+
+/// The plugin flags that `run` and `plugins` share.
+struct PluginOptions: ParsableArguments {
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("Load every *.so in DIR, in byte order of the names (repeatable).", valueName: "DIR"))
+    var directories: [String] = []
+
+    @Option(name: .customLong("plugin"), help: ArgumentHelp("Load one plugin file, after the directories (repeatable).", valueName: "FILE"))
+    var files: [String] = []
+
+    var pluginFiles: PluginFiles {
+        PluginFiles(directories: directories, files: files)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// Loading: order, settings, older descriptors, and the listing of the samples.
+@Suite struct LoaderTests {
+    /// A descriptor built as if against an older 1.x header: it stops before
+    /// get_extension and ends right at a page the plugin made unreadable, so a
+    /// host that read one byte past struct_size would crash.
+    static let olderDescriptor = """
+        #define _DEFAULT_SOURCE
+        #include <pushhost.h>
+        #include <string.h>
+        #include <sys/mman.h>
+        #include <unistd.h>
+        static void on_message(void *self, const ph_message *m) { (void)self; (void)m; }
+        PH_EXPORT const ph_plugin *ph_plugin_entry(void) {
+            size_t page = (size_t)sysconf(_SC_PAGESIZE);
+            char *area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (area == MAP_FAILED) return NULL;
+            size_t size = offsetof(ph_plugin, get_extension);
+            ph_plugin older = {
+                .struct_size = (uint32_t)size, .abi_major = PH_ABI_MAJOR, .abi_minor = 0,
+                .name = "older", .version = "0.9", .on_background = on_message,
+            };
+            char *at = area + page - size;
+            memcpy(at, &older, size);
+            if (mprotect(area + page, page, PROT_NONE) != 0) return NULL;
+            return (const ph_plugin *)(void *)at;
+        }
+        """
+
+    @Test func olderDescriptorLoadsAndIsNotReadPastItsSize() throws {
+        let scratch = try Scratch()
+        let file = try scratch.plugin("older.so", Self.olderDescriptor)
+        let listing = try Command.pushhost(["plugins", "--json", "--plugin", file])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let entry = try Self.objects(listing.stdout).first
+        #expect(entry?["name"] as? String == "older")
+        #expect(entry?["roles"] as? [String] == ["background"])
+        #expect(entry?["abi"] as? String == "1.0")
+        let run = try Command.pushhost(["run", "--plugin", file, "--state", scratch.file("state")])
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test func directoriesLoadInByteOrderThenFiles() throws {
+        let scratch = try Scratch()
+        for (file, name) in [("b.so", "bee"), ("a.so", "ay"), ("B.so", "big-bee"), ("sub/extra.so", "extra")] {
+            try scratch.plugin(file, PluginSource.descriptor(#".name = "\#(name)", .on_token = on_token"#, prelude: PluginSource.noopHandlers))
+        }
+        try scratch.write(".hidden.so", "not loaded")
+        try scratch.write("notes.txt", "not loaded")
+        let listing = try Command.pushhost(["plugins", "--json", "--plugin", scratch.file("sub/extra.so"), "--plugins", scratch.path])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        #expect(try Self.objects(listing.stdout).map { $0["name"] as? String } == ["big-bee", "ay", "bee", "extra"])
+    }
+
+    @Test func sidecarSettingsAndSetReachConfigGet() throws {
+        let scratch = try Scratch()
+        let file = try scratch.plugin("rec.so", PluginSource.recorder("rec", keys: ["colour", "size", "loud", "missing"]))
+        try scratch.write("rec.json", #"{"colour": "blue", "size": 2, "loud": true, "log": "\#(scratch.file("wrong.log"))"}"#)
+        let result = try Command.pushhost(
+            ["run", "--plugin", file, "--set", "rec.size=3", "--set", "rec.log=\(scratch.file("rec.log"))", "--state", scratch.file("state")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.read("rec.log") == "create\ncolour=blue\nsize=3\nloud=true\nmissing=(unset)\ndestroy\n")
+    }
+
+    @Test func malformedSettingsFileRefusesThePlugin() throws {
+        let scratch = try Scratch()
+        let file = try scratch.plugin("rec.so", PluginSource.recorder("rec"))
+        try scratch.write("rec.json", #"{"log": "x",}"#)
+        let result = try Command.pushhost(["run", "--plugin", file, "--state", scratch.file("state")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("refused plugin \(file): settings file \(scratch.file("rec.json")): trailing comma at byte 12"), "\(result.stderr)")
+    }
+
+    @Test func setForAPluginThatIsNotLoaded() throws {
+        let scratch = try Scratch()
+        let file = try scratch.plugin("rec.so", PluginSource.recorder("rec"))
+        let result = try Command.pushhost(["run", "--plugin", file, "--set", "ghost.path=x", "--state", scratch.file("state")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--set ghost.path: no plugin named ghost is loaded"))
+    }
+
+    @Test(arguments: ["nodot=1", "name.key", ".key=1", "name.=1"])
+    func malformedSetIsAUsageError(_ text: String) throws {
+        let result = try Command.pushhost(["run", "--set", text, "--state", try Scratch().file("state")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--set \(text): expected NAME.KEY=VALUE"), "\(result.stderr)")
+    }
+
+    @Test func samplePluginsAreListedWithTheirRolesAndTargets() throws {
+        let samples = ["cache", "notify", "issues", "supplies", "token-log"]
+        let listing = try Command.pushhost(["plugins", "--json"] + samples.flatMap { ["--plugin", Paths.sample($0)] })
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let entries = try Self.objects(listing.stdout)
+        #expect(entries.map { $0["name"] as? String } == samples)
+        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["background"], ["foreground"], ["foreground"], ["token"]])
+        #expect(entries.map { $0["targets"] as? [String] } == [[], [], ["issues"], ["supplies"], []])
+        #expect(entries.map { $0["file"] as? String } == samples.map(Paths.sample))
+        #expect(entries.allSatisfy { $0["abi"] as? String == "1.0" && $0["version"] as? String == "1.0.0" })
+    }
+
+    @Test func textListingOfTheSamples() throws {
+        let listing = try Command.pushhost(["plugins", "--plugin", Paths.sample("issues")])
+        #expect(listing.status == 0)
+        #expect(listing.stdout.hasPrefix("issues 1.0.0 (ABI 1.0) \(Paths.sample("issues"))\n  roles: foreground; targets: issues\n"), "\(listing.stdout)")
+    }
+
+    /// The sample plugins are worked examples: they build warning-free with
+    /// one strict line, and export nothing but the entry.
+    @Test(arguments: ["cache/cache.c", "notify/notify.c", "issues/issues.c", "supplies/supplies.c", "token-log/token_log.c"])
+    func samplePluginBuildsWarningFree(_ source: String) throws {
+        let scratch = try Scratch()
+        let text = try String(contentsOf: Paths.packageRoot.appendingPathComponent("plugins/\(source)"), encoding: .utf8)
+            .replacingOccurrences(of: #"#include "../screen/screen.h""#, with: #"#include "\#(Paths.packageRoot.path)/plugins/screen/screen.h""#)
+        let file = try scratch.plugin("sample.so", text)
+        let symbols = try Command.run("nm", ["-D", "--defined-only", file])
+        let exported = symbols.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+            .filter { !["_edata", "_end", "__bss_start"].contains($0) }
+        #expect(exported == ["ph_plugin_entry"])
+    }
+
+    static func objects(_ lines: String) throws -> [[String: Any]] {
+        try lines.split(separator: "\n").map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+}

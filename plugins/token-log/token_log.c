@@ -1,0 +1,87 @@
+/*
+ * token_log.c: a token plugin (on_token), the receiver of registration
+ * token refreshes: it records each new token next to the one it replaces.
+ *
+ * Shows: the token role, where the host hands over plain strings instead
+ * of a message (both borrowed until on_token returns), and reporting
+ * through host->log when no file is set.
+ *
+ * Setting:  path  file to append to (optional; default: host->log at info)
+ * Output:   token <new> previous <previous or ->
+ */
+#include <pushhost.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct token_log {
+    const ph_host *host; /* valid until destroy() returns */
+    FILE *out;           /* the `path` file, or NULL to report through host->log */
+} token_log;
+
+static void *token_log_create(const ph_host *host, const ph_config *config) {
+    token_log *self = malloc(sizeof *self);
+    if (!self) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        return NULL;
+    }
+    self->host = host;
+    self->out = NULL;
+    const char *path = host->config_get(config, "path");
+    if (path && *path) {
+        self->out = fopen(path, "a");
+        if (!self->out) {
+            char msg[512]; /* a longer message is cut, which is fine for a log line */
+            snprintf(msg, sizeof msg, "cannot open %s for appending: %s", path, strerror(errno));
+            host->log(host, PH_LOG_ERROR, msg);
+            free(self);
+            return NULL;
+        }
+    }
+    return self;
+}
+
+static void token_log_destroy(void *p) {
+    token_log *self = p;
+    if (!self) return;
+    if (self->out) fclose(self->out);
+    free(self);
+}
+
+/* previous is NULL for the very first token. */
+static void token_log_on_token(void *p, const char *token, const char *previous) {
+    token_log *self = p;
+    const ph_host *h = self->host;
+    if (!previous || !*previous) previous = "-";
+
+    if (self->out) {
+        fprintf(self->out, "token %s previous %s\n", token, previous);
+        /* Flush each line: others may read the file while the host runs. */
+        if (fflush(self->out) != 0) h->log(h, PH_LOG_WARNING, "cannot write the token line");
+        return;
+    }
+    /* host->log takes finished text, not a format: build the line first. */
+    int n = snprintf(NULL, 0, "token %s previous %s", token, previous);
+    char *line = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (!line) {
+        h->log(h, PH_LOG_ERROR, "out of memory");
+        return;
+    }
+    snprintf(line, (size_t)n + 1, "token %s previous %s", token, previous);
+    h->log(h, PH_LOG_INFO, line); /* the host copies what it keeps */
+    free(line);
+}
+
+static const ph_plugin plugin = {
+    PH_PLUGIN_HEADER,
+    .name = "token-log",
+    .version = "1.0.0",
+    .description = "Token receiver: records each new registration token and the one it replaces.",
+    .create = token_log_create,
+    .destroy = token_log_destroy,
+    .on_token = token_log_on_token,
+};
+
+PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }
