@@ -2,11 +2,17 @@ import ArgumentParser
 import Logging
 import PushHostCore
 
-/// `pushhost run`: load the plugins, then dispatch every record of the input.
+/// `pushhost run`: load the plugins, then dispatch every record of standard input.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Load the plugins and dispatch the messages read from standard input (the default command)."
+        abstract: "Load the plugins and dispatch the messages read from standard input (the default command).",
+        discussion: """
+            Standard input holds one JSON object per line: a push message (GCM/FCM legacy, FCM HTTP v1, \
+            APNs, or bare data) or a host event ({"pushhost":"token"|"foreground"|"background",...}). \
+            Exit status: 0 when the input ended and every record was handled, 1 for a setup error, \
+            2 for a usage error, 3 under --strict when a record was rejected or failed.
+            """
     )
 
     @OptionGroup var plugins: PluginOptions
@@ -17,20 +23,65 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Log a refused plugin and go on without it, instead of exiting 1.")
     var skipBadPlugins = false
 
+    @Option(help: ArgumentHelp("Write one JSON line per input record to FILE ('-' for standard output).", valueName: "FILE"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Start in the foreground with these screens visible, top first.", valueName: "SCREEN[,SCREEN]"))
+    var foreground: String?
+
+    @Option(help: ArgumentHelp("The data key that holds a message's target.", valueName: "KEY"))
+    var targetKey = "rx_gcm_key_target"
+
+    @Option(help: ArgumentHelp("Merge this platform's FCM v1 block over the common fields.", valueName: "android|apns|webpush"))
+    var platform: Platform?
+
+    @Option(help: ArgumentHelp("Reject a record longer than this many bytes.", valueName: "BYTES"))
+    var maxBytes = 65536
+
+    @Option(help: ArgumentHelp("Count a pending data verdict as failed after this many seconds (fractions allowed).", valueName: "SECONDS"))
+    var dataTimeout = 30.0
+
+    @Option(help: ArgumentHelp("Pause reading while this many messages wait for complete.", valueName: "COUNT"))
+    var maxPending = 1024
+
     @Option(help: ArgumentHelp("Where the token is kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
+
+    @Flag(help: "Exit 3 when any record was rejected or failed.")
+    var strict = false
+
+    func validate() throws {
+        guard maxBytes > 0 else { throw ValidationError("--max-bytes must be above 0") }
+        guard dataTimeout >= 0, dataTimeout.isFinite else { throw ValidationError("--data-timeout must be 0 or more seconds") }
+        guard maxPending > 0 else { throw ValidationError("--max-pending must be above 0") }
+    }
 
     func run() throws {
         let logger = Logger(label: "pushhost")
         let overrides = try settings.map { text throws(UsageError) in try SettingOverride(parsing: text) }
+        var options = DispatchOptions()
+        options.targetKey = targetKey
+        options.platform = platform
+        options.maxBytes = maxBytes
+        options.dataTimeout = dataTimeout
+        options.maxPending = maxPending
+        options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
         let tokens = try TokenStore(directory: StateDirectory.resolve(state))
         let host = try PluginHost(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),
             overrides: overrides,
             skipBadPlugins: skipBadPlugins,
             tokens: tokens,
+            report: report,
+            options: options,
             logger: logger
         )
-        host.shutdown()
+        defer { host.shutdown() }
+        try host.run()
+        if strict && (host.rejectedCount > 0 || host.failedCount > 0) {
+            throw ExitCode(3)
+        }
     }
 }
+
+extension Platform: ExpressibleByArgument {}

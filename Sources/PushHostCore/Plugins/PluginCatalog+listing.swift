@@ -26,3 +26,33 @@ extension PluginCatalog {
         return text
     }
 }
+
+extension PluginCatalog {
+    /// What `pushhost plugins --json` prints: one object per plugin file.
+    ///
+    /// ```
+    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["foreground"],"targets":["issues"]}
+    /// {"file":"plugins/bad.so","refused":"no ph_plugin_entry symbol (…)"}
+    /// ```
+    public func jsonListing() -> String {
+        var bytes: [UInt8] = []
+        for entry in entries {
+            var line = JSONLine(bytes: bytes)
+            line.string("file", entry.file)
+            switch entry.outcome {
+            case .failure(let refusal):
+                line.string("refused", refusal.description)
+            case .success(let plugin):
+                let descriptor = plugin.descriptor
+                line.string("name", descriptor.name)
+                line.string("version", descriptor.version)
+                line.string("description", descriptor.summary)
+                line.string("abi", "\(descriptor.abiMajor).\(descriptor.abiMinor)")
+                line.strings("roles", descriptor.roles.map(\.rawValue))
+                line.strings("targets", descriptor.targets)
+            }
+            bytes = line.finished()
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

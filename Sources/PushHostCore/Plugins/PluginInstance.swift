@@ -10,6 +10,9 @@ final class PluginInstance {
     let host: UnsafePointer<ph_host>
     private(set) var state: UnsafeMutableRawPointer?
 
+    /// The targets of a foreground plugin, as UTF-8, for matching.
+    private let targets: [[UInt8]]
+
     var name: String { descriptor.name }
     var roles: [PluginRole] { descriptor.roles }
 
@@ -19,6 +22,12 @@ final class PluginInstance {
         self.context = context
         self.config = config
         self.host = HostTable.make(for: context)
+        self.targets = descriptor.targets.map { Array($0.utf8) }
+    }
+
+    /// Whether this screen's targets hold `target` (UTF-8).
+    func claims(_ target: UnsafeRawBufferPointer) -> Bool {
+        targets.contains { $0.elementsEqual(target) }
     }
 
     /// Calls `create`; a plugin without one has no state and always succeeds.

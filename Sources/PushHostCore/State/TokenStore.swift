@@ -21,19 +21,9 @@ public final class TokenStore: Sendable {
         current = Mutex(HeldToken(Self.read(directory + "/token")))
     }
 
-    /// The stored token in `directory`, without creating anything.
+    /// The token stored in `file`, without creating anything.
     public static func read(_ file: String) -> String? {
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
+        guard var bytes = FileContents.read(file) else { return nil }
         while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes the report: one JSON line per input record, in input order.
+///
+/// Lines are built in one reused buffer and written in large blocks; `flush`
+/// pushes out what is buffered (at the end of a run, and before the host
+/// waits for input, so a reader of the report is never left behind).
+final class ReportWriter {
+    private let fd: Int32
+    private let closeWhenDone: Bool
+    private var buffer: [UInt8] = []
+
+    /// The report on standard output, for `--report -`.
+    init(standardOutput: ()) {
+        fd = 1
+        closeWhenDone = false
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// The report in `path`, created or truncated.
+    init(path: String) throws(SetupError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SetupError("report \(path): \(String(cString: strerror(errno)))") }
+        closeWhenDone = true
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit {
+        flush()
+        if closeWhenDone { close(fd) }
+    }
+
+    /// Appends one line through `build`, which writes a JSON object into the buffer.
+    func line(_ build: (inout JSONLine) -> Void) {
+        var line = JSONLine(bytes: buffer)
+        buffer = []
+        build(&line)
+        buffer = line.finished()
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes out everything buffered.
+    func flush() {
+        var offset = 0
+        buffer.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A JSON object being written, one member at a time.
+struct JSONLine {
+    var bytes: [UInt8]
+    private var first = true
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        self.bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Starts the member `key`; the caller appends its value to `bytes`.
+    mutating func key(_ key: StaticString) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        first = false
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(contentsOf: "\":".utf8)
+    }
+
+    /// The object's bytes, closed and ended with a newline.
+    consuming func finished() -> [UInt8] {
+        bytes.append(contentsOf: "}\n".utf8)
+        return bytes
+    }
+
+    /// The object's bytes, closed, to nest inside another value.
+    consuming func closed() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    mutating func string(_ key: StaticString, _ value: String?) {
+        self.key(key)
+        if let value { JSONWriter.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+    }
+
+    mutating func number(_ key: StaticString, _ value: Int) {
+        self.key(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func strings(_ key: StaticString, _ values: [String]) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+}

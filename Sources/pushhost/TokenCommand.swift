@@ -1,0 +1,22 @@
+import ArgumentParser
+import PushHostCore
+
+/// `pushhost token`: the stored registration token.
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Print the stored registration token; exit 1 when there is none yet."
+    )
+
+    @Option(help: ArgumentHelp("Where the token is kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
+    var state: String?
+
+    func run() throws {
+        let directory = try StateDirectory.resolve(state)
+        guard let token = TokenStore.read(directory + "/token") else {
+            printError("pushhost: no token stored in \(directory) yet")
+            throw ExitCode(1)
+        }
+        print(token)
+    }
+}
