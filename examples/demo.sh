@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
-# Builds pushhost and the sample plugins, puts the plugins in one folder with
-# their settings files, and shows what would load.
+# Builds pushhost and the sample plugins, puts the plugins in one folder
+# (cache with its settings file), and plays examples/story.ndjson through them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build
+swift build --quiet
 bin=$(swift build --show-bin-path)
 demo=.build/demo
 rm -rf "$demo"
 mkdir -p "$demo/plugins" "$demo/out"
 for name in cache notify issues supplies token-log; do
     cp "$bin/lib$name.so" "$demo/plugins/$name.so"
-    cp "examples/plugins/$name.json" "$demo/plugins/$name.json"
 done
+cp examples/plugins/cache.json "$demo/plugins/cache.json"
 
 echo "== pushhost plugins --plugins $demo/plugins"
 "$bin/pushhost" plugins --plugins "$demo/plugins"
+echo
+echo "== pushhost run --plugins $demo/plugins --report $demo/report.ndjson < examples/story.ndjson"
+"$bin/pushhost" run --plugins "$demo/plugins" --state "$demo/state" --report "$demo/report.ndjson" \
+    < examples/story.ndjson 2>&1
+echo
+echo "== the report ($demo/report.ndjson)"
+cat "$demo/report.ndjson"
+echo
+echo "== what the cache plugin kept ($demo/out/cache.tsv)"
+cat "$demo/out/cache.tsv"
+echo
+echo "== pushhost token --state $demo/state"
+"$bin/pushhost" token --state "$demo/state"

@@ -36,3 +36,25 @@ import Testing
         #expect(listing.stdout.contains("hello 1.0.0"))
     }
 }
+
+/// The README's third-party plugin, cut out and built with its own `cc` line.
+@Suite struct ReadmePluginTests {
+    @Test func readmePluginBuildsWithOneLineAndLists() throws {
+        let readme = try String(contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```")
+        let source = try #require(blocks.first { $0.hasPrefix("c\n/* hello.c */") }).dropFirst(2)
+        let command = try #require(blocks.first { $0.contains("cc -std=c11") && $0.contains("hello.so") })
+        let ccLine = try #require(command.split(separator: "\n").first { $0.hasPrefix("cc ") })
+        let scratch = try Scratch()
+        try scratch.write("hello.c", String(source))
+        let arguments = ccLine.split(separator: " ").dropFirst().map {
+            $0 == "/path/to/pushhost/include" ? Paths.include.path : String($0)
+        }
+        let built = try Command.run("cc", arguments + ["-Werror"], directory: scratch.path)
+        #expect(built.status == 0, "\(built.stderr)")
+        let listing = try Command.pushhost(["plugins", "--json", "--plugin", scratch.file("hello.so")])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        #expect(listing.stdout.contains(#""name":"hello""#))
+        #expect(listing.stdout.contains(#""roles":["background"]"#))
+    }
+}
