@@ -45,7 +45,7 @@ public final class PluginHost {
     public func run(standardInput fd: Int32 = 0) throws(SetupError) {
         var reader = LineReader(fd: fd, maxBytes: dispatcher.options.maxBytes)
         while !reader.finished {
-            while dispatcher.pending.count < dispatcher.options.maxPending, let line = reader.next() {
+            while dispatcher.mayRead, let line = reader.next() {
                 switch line {
                 case .record(let bytes, let number): dispatcher.submit(bytes, source: .stdin(line: number))
                 case .tooLong(let number): dispatcher.submitTooLong(source: .stdin(line: number))
@@ -58,8 +58,7 @@ public final class PluginHost {
                 try reader.fill()
                 continue
             }
-            let paused = dispatcher.pending.count >= dispatcher.options.maxPending
-            if wait(input: paused ? nil : fd) { try reader.fill() }
+            if wait(input: dispatcher.mayRead ? fd : nil) { try reader.fill() }
         }
         while !dispatcher.pending.isEmpty {
             dispatcher.report?.flush()

@@ -69,6 +69,13 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
 
     var queueIsEmpty: Bool { head == queue.count }
 
+    /// Whether reading may go on: fewer than `--max-pending` messages wait
+    /// for `complete`, and the records queued behind them stay bounded too
+    /// (64 times as many), so a slow plugin never makes memory grow without end.
+    var mayRead: Bool {
+        pending.count < options.maxPending && queue.count - head < options.maxPending * 64
+    }
+
     // MARK: Arrival
 
     /// Takes one record: a host event or a push message.
