@@ -11,6 +11,7 @@ struct JSONElements: Sequence, IteratorProtocol {
     /// Tape index just past the array's subtree.
     let end: Int
 
+    /// The next element, or nil after the last one.
     mutating func next() -> JSONValue? {
         guard position < end else { return nil }
         let element = JSONValue(tape: tape, input: input, index: position)

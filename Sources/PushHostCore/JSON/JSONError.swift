@@ -26,7 +26,8 @@
 /// - "lone surrogate \uXXXX": a `\u` high surrogate not followed by a `\u` low surrogate,
 ///   or a low surrogate on its own; XXXX is the escape's value in upper case hex.
 /// - "invalid UTF-8": a malformed, overlong, surrogate (ED A0..BF), out of range or
-///   truncated UTF-8 sequence, or a stray continuation byte, inside a string.
+///   truncated UTF-8 sequence, or a stray continuation byte, inside a string (outside
+///   strings every non-ASCII byte already gets one of the structural reasons).
 /// - "byte order mark is not allowed": a UTF-8 BOM (EF BB BF) where a value should start.
 /// - "nesting deeper than N levels": the bracket that opens level N + 1 (N is the reader's limit).
 /// - "input larger than 4 GiB": the input does not fit the tape's 32-bit offsets;

@@ -11,6 +11,7 @@ struct JSONMembers: Sequence, IteratorProtocol {
     /// Tape index just past the object's subtree.
     let end: Int
 
+    /// The next member, or nil after the last one.
     mutating func next() -> (key: JSONValue, value: JSONValue)? {
         guard position < end else { return nil }
         let key = JSONValue(tape: tape, input: input, index: position)
