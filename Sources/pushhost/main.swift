@@ -7,6 +7,8 @@ import Glibc
 #endif
 
 LoggingSystem.bootstrap { label in LineLogHandler(source: label) }
+// A reader of the report that goes away makes writes fail with EPIPE, not kill the host.
+signal(SIGPIPE, SIG_IGN)
 
 /// Writes `text` and a newline to standard error.
 func printError(_ text: String) {
