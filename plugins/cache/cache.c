@@ -11,28 +11,10 @@
  * Output:   one line per message: <id>\t<target or ->\t<title or ->
  *           (title is notification.title, else data.title)
  */
-#include <pushhost.h>
+#include "../common/sample.h" /* the plumbing: state, create/destroy, fields */
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-typedef struct cache {
-    const ph_host *host; /* valid until destroy() returns */
-    FILE *out;           /* the cache file, open for appending */
-} cache;
-
-/* Host strings are borrowed for the length of the call; this only reads
- * them. An empty string counts as missing. */
-static const char *text_or_null(const char *s) { return s && *s ? s : NULL; }
-
-/* The first of notification.<field> and data.<field> that has text. */
-static const char *field(const ph_host *h, const ph_message *m, const char *notification_path,
-                         const char *data_path) {
-    const char *s = text_or_null(h->message_get(m, notification_path));
-    return s ? s : text_or_null(h->message_get(m, data_path));
-}
 
 /* Writes one column; tabs and line breaks inside a value would break the
  * line format, so they become spaces. NULL is written as "-". */
@@ -41,44 +23,19 @@ static void put_column(FILE *out, const char *s) {
     for (; *s; s++) fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
+/* The setting is required: without it create() fails, saying why. */
 static void *cache_create(const ph_host *host, const ph_config *config) {
-    const char *path = host->config_get(config, "path");
-    if (!path || !*path) {
-        host->log(host, PH_LOG_ERROR, "the `path` setting is required (the file to cache to)");
-        return NULL;
-    }
-    cache *self = malloc(sizeof *self);
-    if (!self) {
-        host->log(host, PH_LOG_ERROR, "out of memory");
-        return NULL;
-    }
-    self->host = host;
-    self->out = fopen(path, "a");
-    if (!self->out) {
-        char msg[512]; /* a longer message is cut, which is fine for a log line */
-        snprintf(msg, sizeof msg, "cannot open %s for appending: %s", path, strerror(errno));
-        host->log(host, PH_LOG_ERROR, msg);
-        free(self);
-        return NULL;
-    }
-    return self;
-}
-
-static void cache_destroy(void *p) {
-    cache *self = p;
-    if (!self) return;
-    if (self->out) fclose(self->out);
-    free(self);
+    return sample_create(host, config, "the `path` setting is required (the file to cache to)");
 }
 
 static ph_verdict cache_on_data(void *p, const ph_message *m) {
-    cache *self = p;
+    sample *self = p;
     const ph_host *h = self->host;
-    const char *title = field(h, m, "notification.title", "data.title");
+    const char *title = sample_field(h, m, "title");
 
     put_column(self->out, h->message_id(m));
     fputc('\t', self->out);
-    put_column(self->out, text_or_null(h->message_target(m)));
+    put_column(self->out, sample_text(h->message_target(m)));
     fputc('\t', self->out);
     put_column(self->out, title);
     fputc('\n', self->out);
@@ -105,7 +62,7 @@ static const ph_plugin plugin = {
     .description = "Data stage: caches every message to a file; drops data-only ones "
                    "with nothing to show.",
     .create = cache_create,
-    .destroy = cache_destroy,
+    .destroy = sample_destroy,
     .on_data = cache_on_data,
 };
 

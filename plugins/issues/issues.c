@@ -1,7 +1,8 @@
 /*
  * issues.c: a foreground screen named "issues" that claims the target
- * "issues". All the logic is in ../screen/screen.h; a screen plugin only
- * declares its name, its targets and its descriptor.
+ * "issues". All the logic is in ../screen/screen.h (built
+ * on ../common/sample.h); a screen plugin only declares its name, its
+ * targets and its descriptor.
  */
 #define SCREEN_NAME "issues"
 #include "../screen/screen.h"
@@ -16,7 +17,7 @@ static const ph_plugin plugin = {
     .description = "Foreground screen for the \"issues\" target.",
     .targets = targets,
     .create = screen_create,
-    .destroy = screen_destroy,
+    .destroy = sample_destroy,
     .on_target = screen_on_target,
     .on_mismatch = screen_on_mismatch,
 };

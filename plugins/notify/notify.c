@@ -10,63 +10,22 @@
  * Output:   notify: <title>: <body>, or notify: <title> when there is no body
  *           (title/body from notification.*, else data.*; "(no title)")
  */
-#include <pushhost.h>
+#include "../common/sample.h" /* the plumbing: state, create/destroy, fields */
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-typedef struct notify {
-    const ph_host *host; /* valid until destroy() returns */
-    FILE *out;           /* the `path` file, or NULL for stderr */
-} notify;
-
-/* The first of notification.<field> and data.<field> that has text, else
- * NULL. The result is borrowed from the message: use it, don't keep it. */
-static const char *field(const ph_host *h, const ph_message *m, const char *notification_path,
-                         const char *data_path) {
-    const char *s = h->message_get(m, notification_path);
-    if (s && *s) return s;
-    s = h->message_get(m, data_path);
-    return s && *s ? s : NULL;
-}
-
+/* The setting is optional: without it, self->out stays NULL and the lines
+ * go to stderr. */
 static void *notify_create(const ph_host *host, const ph_config *config) {
-    notify *self = malloc(sizeof *self);
-    if (!self) {
-        host->log(host, PH_LOG_ERROR, "out of memory");
-        return NULL;
-    }
-    self->host = host;
-    self->out = NULL;
-    const char *path = host->config_get(config, "path");
-    if (path && *path) {
-        self->out = fopen(path, "a");
-        if (!self->out) {
-            char msg[512]; /* a longer message is cut, which is fine for a log line */
-            snprintf(msg, sizeof msg, "cannot open %s for appending: %s", path, strerror(errno));
-            host->log(host, PH_LOG_ERROR, msg);
-            free(self);
-            return NULL;
-        }
-    }
-    return self;
-}
-
-static void notify_destroy(void *p) {
-    notify *self = p;
-    if (!self) return;
-    if (self->out) fclose(self->out); /* never stderr: that one is not ours */
-    free(self);
+    return sample_create(host, config, NULL);
 }
 
 static void notify_on_background(void *p, const ph_message *m) {
-    notify *self = p;
+    sample *self = p;
     const ph_host *h = self->host;
-    FILE *out = self->out ? self->out : stderr;
-    const char *title = field(h, m, "notification.title", "data.title");
-    const char *body = field(h, m, "notification.body", "data.body");
+    FILE *out = self->out ? self->out : stderr; /* sample_destroy never closes stderr */
+    const char *title = sample_field(h, m, "title");
+    const char *body = sample_field(h, m, "body");
 
     if (!title) title = "(no title)";
     if (body)
@@ -83,7 +42,7 @@ static const ph_plugin plugin = {
     .version = "1.0.0",
     .description = "Background handler: writes one line per message, like a notification.",
     .create = notify_create,
-    .destroy = notify_destroy,
+    .destroy = sample_destroy,
     .on_background = notify_on_background,
 };
 

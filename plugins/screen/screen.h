@@ -12,6 +12,9 @@
  *   #define SCREEN_NAME "issues"
  *   #include "../screen/screen.h"
  *
+ * It builds on ../common/sample.h (state, create/destroy, fields), so a
+ * screen's descriptor uses sample_destroy as its destroy().
+ *
  * Setting:  path  file to append to (optional; default: host->log at info)
  * Output:   <screen name> target <id> <title or ->     (on_target)
  *           <screen name> mismatch <id> <target or ->  (on_mismatch)
@@ -24,24 +27,17 @@
 #error "define SCREEN_NAME (the plugin's name, a string literal) before including screen.h"
 #endif
 
-#include <pushhost.h>
+#include "../common/sample.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-typedef struct screen {
-    const ph_host *host; /* valid until destroy() returns */
-    FILE *out;           /* the `path` file, or NULL to report through host->log */
-} screen;
 
 /* s when it has text, else "-". Host strings are borrowed for the length
  * of the call: use them, don't keep them. */
-static const char *screen_or_dash(const char *s) { return s && *s ? s : "-"; }
+static const char *screen_or_dash(const char *s) { return sample_text(s) ? s : "-"; }
 
 /* Writes "<SCREEN_NAME> <event> <id> <value>" to the file or the host log. */
-static void screen_report(screen *self, const char *event, const char *id, const char *value) {
+static void screen_report(sample *self, const char *event, const char *id, const char *value) {
     const ph_host *h = self->host;
     if (self->out) {
         fprintf(self->out, "%s %s %s %s\n", SCREEN_NAME, event, id, value);
@@ -61,47 +57,22 @@ static void screen_report(screen *self, const char *event, const char *id, const
     free(line);
 }
 
+/* The setting is optional: without it, self->out stays NULL and the
+ * reports go to host->log. */
 static void *screen_create(const ph_host *host, const ph_config *config) {
-    screen *self = malloc(sizeof *self);
-    if (!self) {
-        host->log(host, PH_LOG_ERROR, "out of memory");
-        return NULL;
-    }
-    self->host = host;
-    self->out = NULL;
-    const char *path = host->config_get(config, "path");
-    if (path && *path) {
-        self->out = fopen(path, "a");
-        if (!self->out) {
-            char msg[512]; /* a longer message is cut, which is fine for a log line */
-            snprintf(msg, sizeof msg, "cannot open %s for appending: %s", path, strerror(errno));
-            host->log(host, PH_LOG_ERROR, msg);
-            free(self);
-            return NULL;
-        }
-    }
-    return self;
-}
-
-static void screen_destroy(void *p) {
-    screen *self = p;
-    if (!self) return;
-    if (self->out) fclose(self->out);
-    free(self);
+    return sample_create(host, config, NULL);
 }
 
 /* The message is aimed at this screen: show its title. */
 static void screen_on_target(void *p, const ph_message *m) {
-    screen *self = p;
+    sample *self = p;
     const ph_host *h = self->host;
-    const char *title = h->message_get(m, "notification.title");
-    if (!title || !*title) title = h->message_get(m, "data.title");
-    screen_report(self, "target", h->message_id(m), screen_or_dash(title));
+    screen_report(self, "target", h->message_id(m), screen_or_dash(sample_field(h, m, "title")));
 }
 
 /* This screen is on top but the message is aimed elsewhere (or nowhere). */
 static void screen_on_mismatch(void *p, const ph_message *m) {
-    screen *self = p;
+    sample *self = p;
     const ph_host *h = self->host;
     screen_report(self, "mismatch", h->message_id(m), screen_or_dash(h->message_target(m)));
 }

@@ -9,50 +9,20 @@
  * Setting:  path  file to append to (optional; default: host->log at info)
  * Output:   token <new> previous <previous or ->
  */
-#include <pushhost.h>
+#include "../common/sample.h" /* the plumbing: state, create/destroy */
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-typedef struct token_log {
-    const ph_host *host; /* valid until destroy() returns */
-    FILE *out;           /* the `path` file, or NULL to report through host->log */
-} token_log;
-
+/* The setting is optional: without it, self->out stays NULL and the lines
+ * go to host->log. */
 static void *token_log_create(const ph_host *host, const ph_config *config) {
-    token_log *self = malloc(sizeof *self);
-    if (!self) {
-        host->log(host, PH_LOG_ERROR, "out of memory");
-        return NULL;
-    }
-    self->host = host;
-    self->out = NULL;
-    const char *path = host->config_get(config, "path");
-    if (path && *path) {
-        self->out = fopen(path, "a");
-        if (!self->out) {
-            char msg[512]; /* a longer message is cut, which is fine for a log line */
-            snprintf(msg, sizeof msg, "cannot open %s for appending: %s", path, strerror(errno));
-            host->log(host, PH_LOG_ERROR, msg);
-            free(self);
-            return NULL;
-        }
-    }
-    return self;
-}
-
-static void token_log_destroy(void *p) {
-    token_log *self = p;
-    if (!self) return;
-    if (self->out) fclose(self->out);
-    free(self);
+    return sample_create(host, config, NULL);
 }
 
 /* previous is NULL for the very first token. */
 static void token_log_on_token(void *p, const char *token, const char *previous) {
-    token_log *self = p;
+    sample *self = p;
     const ph_host *h = self->host;
     if (!previous || !*previous) previous = "-";
 
@@ -80,7 +50,7 @@ static const ph_plugin plugin = {
     .version = "1.0.0",
     .description = "Token receiver: records each new registration token and the one it replaces.",
     .create = token_log_create,
-    .destroy = token_log_destroy,
+    .destroy = sample_destroy,
     .on_token = token_log_on_token,
 };
 

@@ -112,7 +112,8 @@ import Testing
     func samplePluginBuildsWarningFree(_ source: String) throws {
         let scratch = try Scratch()
         let text = try String(contentsOf: Paths.packageRoot.appendingPathComponent("plugins/\(source)"), encoding: .utf8)
-            .replacingOccurrences(of: #"#include "../screen/screen.h""#, with: #"#include "\#(Paths.packageRoot.path)/plugins/screen/screen.h""#)
+            .replacingOccurrences(of: #"#include "../screen/"#, with: #"#include "\#(Paths.packageRoot.path)/plugins/screen/"#)
+            .replacingOccurrences(of: #"#include "../common/"#, with: #"#include "\#(Paths.packageRoot.path)/plugins/common/"#)
         let file = try scratch.plugin("sample.so", text)
         let symbols = try Command.run("nm", ["-D", "--defined-only", file])
         let exported = symbols.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last }
