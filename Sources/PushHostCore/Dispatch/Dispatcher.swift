@@ -40,6 +40,14 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     private(set) var pending: [UInt: InFlight] = [:]
     /// Messages whose deadline passed, kept valid until their late `complete`.
     private var abandoned: [UInt: Message] = [:]
+    /// The last messages that were answered through `complete`, kept alive
+    /// so that their addresses are not reused by new messages: a second
+    /// `complete` for one of them is recognized and ignored, never taken for
+    /// another message's answer.
+    private var answered: [UInt: Message] = [:]
+    private var answeredOrder: [UInt] = []
+    private var answeredNext = 0
+    private static let answeredWindow = 4096
     private let timeout: UInt64
     private let targetKey: [UInt8]
 
@@ -201,10 +209,25 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
             }
             pending[completion.address] = nil
             flight.waiting = nil
+            remember(flight.message)
             record(completion.verdict, from: plugins.data[flight.next], for: flight)
             runDataStage(flight)
         }
         drain()
+    }
+
+    /// Keeps `message` among the recently answered, dropping the oldest.
+    private func remember(_ message: Message) {
+        let address = message.address
+        guard answered[address] == nil else { return }
+        if answeredOrder.count < Self.answeredWindow {
+            answeredOrder.append(address)
+        } else {
+            answered[answeredOrder[answeredNext]] = nil
+            answeredOrder[answeredNext] = address
+            answeredNext = (answeredNext + 1) % Self.answeredWindow
+        }
+        answered[address] = message
     }
 
     /// `takeCompletions`, when any `complete` was posted.

@@ -15,8 +15,13 @@ struct JSONScanner {
     }
 
     /// An error with `reason` at `p`.
+    /// The error `reason` at `p`; a byte there that does not start valid
+    /// UTF-8 is reported as such, since that is what a user must fix.
     func error(_ reason: String, at p: UnsafePointer<UInt8>) -> JSONError {
-        JSONError(offset: p - base, reason: reason)
+        if p < end, p.pointee >= 0x80, reason != JSONError.invalidUTF8, (try? utf8Sequence(at: p)) == nil {
+            return JSONError(offset: p - base, reason: JSONError.invalidUTF8)
+        }
+        return JSONError(offset: p - base, reason: reason)
     }
 
     /// Skips space, tab, line feed and carriage return.

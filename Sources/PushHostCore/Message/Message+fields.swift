@@ -123,7 +123,8 @@ extension Message {
         case ("collapse_key", true): return layout.collapseKey >= 0 ? value(layout.collapseKey).textBytes : nil
         case ("data", _), ("notification", _):
             let parts = first == "data" ? layout.data : layout.notification
-            guard !parts.isEmpty else { return nil }
+            // A message always has data (maybe empty); a data-only one has no notification.
+            guard !parts.isEmpty else { return first == "data" && rest.isEmpty ? Array("{}".utf8) : nil }
             guard let key = rest.first else {
                 var bytes: [UInt8] = []
                 appendMerged(parts, to: &bytes)

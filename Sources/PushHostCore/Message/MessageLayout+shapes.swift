@@ -11,7 +11,6 @@ extension MessageLayout {
             format = .apns
             data.append(.object(root.tapeIndex, except: "aps"))
             readAPS(aps)
-            priority = notification.isEmpty ? .normal : .high
         } else if root.member(named: "data") != nil || root.member(named: "notification") != nil {
             readGCM(root)
         } else {
@@ -29,7 +28,7 @@ extension MessageLayout {
             notification.append(.object(object.tapeIndex, except: nil))
         }
         id = root.scalarIndex("message_id")
-        if root.member(named: "priority")?.isString("high") == true { priority = .high }
+        statedPriority = root.member(named: "priority", kind: .string).map { $0.isString("high") ? .high : .normal }
         contentAvailable = root.member(named: "content_available")?.kind == .true
         if let to = root.member(named: "to", kind: .string), to.rawBytes.starts(with: "/topics/".utf8) {
             topic = to.tapeIndex
@@ -57,7 +56,9 @@ extension MessageLayout {
             if let object = android.member(named: "notification", kind: .object) {
                 notification.append(.object(object.tapeIndex, except: nil))
             }
-            if android.member(named: "priority")?.isString("high", ignoringCase: true) == true { priority = .high }
+            statedPriority = android.member(named: "priority", kind: .string).map {
+                $0.isString("high", ignoringCase: true) ? .high : .normal
+            }
             collapseKey = android.scalarIndex("collapse_key")
         case (.webpush?, let webpush?):
             let own = webpush.member(named: "data", kind: .object)
@@ -66,7 +67,9 @@ extension MessageLayout {
                 notification.append(.object(object.tapeIndex, except: nil))
             }
             let headers = webpush.member(named: "headers", kind: .object)
-            if headers?.member(named: "Urgency")?.isString("high", ignoringCase: true) == true { priority = .high }
+            statedPriority = headers?.member(named: "Urgency", kind: .string).map {
+                $0.isString("high", ignoringCase: true) ? .high : .normal
+            }
             collapseKey = headers?.scalarIndex("Topic") ?? -1
         case (.apns?, let apns?):
             // The APNs payload's own keys join message.data; its aps block
@@ -77,7 +80,7 @@ extension MessageLayout {
                 if let aps = payload.member(named: "aps", kind: .object) { readAPS(aps) }
             }
             let headers = apns.member(named: "headers", kind: .object)
-            if headers?.member(named: "apns-priority")?.isString("10") == true { priority = .high }
+            statedPriority = headers?.member(named: "apns-priority", kind: .string).map { $0.isString("10") ? .high : .normal }
             collapseKey = headers?.scalarIndex("apns-collapse-id") ?? -1
         default:
             if let common { data.append(.object(common.tapeIndex, except: nil)) }

@@ -13,7 +13,8 @@ struct MessageLayout {
     var format = MessageFormat.bare
     /// The payload's own id, or -1: the host makes one.
     var id: Int32 = -1
-    var priority = Priority.normal
+    /// The priority the payload states, if it does.
+    var statedPriority: Priority?
     var contentAvailable = false
     var topic: Int32 = -1
     /// GCM's `to` names a topic as `/topics/NAME`; the prefix is not part of it.
@@ -24,11 +25,17 @@ struct MessageLayout {
     /// Sources of `notification` members, later ones winning; none: no notification.
     var notification: [Part] = []
 
+    /// The stated priority, else high for a message with a notification (as
+    /// FCM and APNs send those) and normal for a data-only one.
+    var priority: Priority {
+        statedPriority ?? (notification.isEmpty ? .normal : .high)
+    }
+
     /// Empties the layout for the next message, keeping capacity.
     mutating func reset() {
         format = .bare
         id = -1
-        priority = .normal
+        statedPriority = nil
         contentAvailable = false
         topic = -1
         topicHasPrefix = false

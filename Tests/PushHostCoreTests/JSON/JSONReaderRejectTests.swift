@@ -48,7 +48,13 @@ let rejectCases: [RejectCase] = [
     RejectCase("1\u{0C}", 1, "unexpected data after the value"),
     // Byte order mark.
     RejectCase(bytes: [0xEF, 0xBB, 0xBF, 0x7B, 0x7D], 0, "byte order mark is not allowed"),
-    RejectCase(bytes: [0xEF, 0xBB], 0, "expected a value"),
+    RejectCase(bytes: [0xEF, 0xBB], 0, "invalid UTF-8"),
+    // Bytes that are not UTF-8 where a value, key or separator should be.
+    RejectCase(bytes: [0xFF, 0x7B, 0x7D], 0, "invalid UTF-8"),
+    RejectCase(bytes: [0x7B, 0xC3, 0x28, 0x7D], 1, "invalid UTF-8"),
+    RejectCase(bytes: [0x5B, 0x31, 0x80, 0x5D], 2, "invalid UTF-8"),
+    // Valid UTF-8 outside a string is still not JSON.
+    RejectCase(bytes: [0xC3, 0xA9], 0, "expected a value"),
     // Trailing commas.
     RejectCase("[1,2,]", 5, "trailing comma"),
     RejectCase("[1, ]", 4, "trailing comma"),

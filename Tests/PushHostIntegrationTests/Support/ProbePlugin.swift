@@ -1,0 +1,405 @@
+import Foundation
+import Testing
+
+/// A role the probe plugin can play; only the handlers of the roles asked for
+/// are filled in its descriptor.
+enum ProbeRole: Sendable {
+    case data
+    case background
+    /// `on_target` and `on_mismatch`, with the probe's `targets`.
+    case foreground
+    case token
+}
+
+extension PluginSource {
+    /// The C source of a configurable test plugin named `name`.
+    ///
+    /// Every handler call appends one line to the file at the `log` setting
+    /// (required), flushed at once:
+    /// `NAME EVENT ID TARGET-or-dash [ path=value|NULL ...] [ JSON]`, where
+    /// EVENT is data, background, target or mismatch; `NAME complete ID
+    /// TARGET VERDICT` (written by the answering thread just before it calls
+    /// `complete`); `NAME token NEW PREVIOUS-or-dash`; `NAME destroy`.
+    ///
+    /// Settings (`--set NAME.KEY=VALUE`), each overridden per message by
+    /// `data.NAME.KEY`, then `data.KEY`, when the message has them:
+    /// - `verdict`: continue, suppress, failed, pending, pending-never,
+    ///   pending-twice (default continue); any other word makes on_data
+    ///   return 99, which is no verdict at all.
+    /// - `then`: the verdict a pending answer completes with (default continue).
+    /// - `delay_ms`: how long a new thread waits before it calls `complete`.
+    /// - `get`: comma-separated paths; appends ` path=value` (or `=NULL`) of `message_get`.
+    /// - `json=true`: appends ` ` and `message_json` (and ` LEN-MISMATCH` when
+    ///   its length does not match).
+    static func probe(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
+        var fields = [".create = create", ".destroy = destroy"]
+        var prelude = ""
+        if roles.contains(.data) { fields.append(".on_data = on_data") }
+        if roles.contains(.background) { fields.append(".on_background = on_background") }
+        if roles.contains(.foreground) {
+            fields += [".on_target = on_target", ".on_mismatch = on_mismatch", ".targets = targets"]
+            let list = targets.map { "\"\($0)\"" } + ["NULL"]
+            prelude = "static const char *const targets[] = {\(list.joined(separator: ", "))};"
+        }
+        if roles.contains(.token) { fields.append(".on_token = on_token") }
+        return #"""
+            #define _DEFAULT_SOURCE
+            #include <pushhost.h>
+            #include <pthread.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <time.h>
+
+            #define NAME "\#(name)"
+            #define UNUSED __attribute__((unused))
+
+            typedef struct probe {
+                const ph_host *host;
+                const ph_config *config;
+                FILE *out;
+                int json;
+                const char *get;
+                pthread_mutex_t lock;
+                pthread_cond_t idle;
+                int running;
+            } probe;
+
+            typedef struct answer {
+                probe *self;
+                const ph_message *m;
+                char *id;
+                char *target;
+                long delay_ms;
+                ph_verdict verdict;
+                int times;
+            } answer;
+
+            static const char *or_dash(const char *text) { return text ? text : "-"; }
+
+            static const char *word_of(ph_verdict verdict) {
+                switch (verdict) {
+                case PH_CONTINUE: return "continue";
+                case PH_SUPPRESS: return "suppress";
+                case PH_FAILED: return "failed";
+                default: return "pending";
+                }
+            }
+
+            /* data.NAME.KEY, else data.KEY, else the setting KEY. */
+            static const char *setting(probe *self, const ph_message *m, const char *key) {
+                char path[128];
+                snprintf(path, sizeof path, "data.%s.%s", NAME, key);
+                const char *value = self->host->message_get(m, path);
+                if (value) return value;
+                snprintf(path, sizeof path, "data.%s", key);
+                value = self->host->message_get(m, path);
+                return value ? value : self->host->config_get(self->config, key);
+            }
+
+            static void line(probe *self, const char *event, const ph_message *m) {
+                FILE *out = self->out;
+                flockfile(out);
+                fprintf(out, "%s %s %s %s", NAME, event, self->host->message_id(m), or_dash(self->host->message_target(m)));
+                for (const char *p = self->get; p && *p;) {
+                    size_t n = strcspn(p, ",");
+                    char path[256];
+                    if (n >= sizeof path) n = sizeof path - 1;
+                    memcpy(path, p, n);
+                    path[n] = '\0';
+                    const char *value = self->host->message_get(m, path);
+                    fprintf(out, " %s=%s", path, value ? value : "NULL");
+                    p += strcspn(p, ",");
+                    if (*p == ',') p++;
+                }
+                if (self->json) {
+                    size_t len = 0;
+                    const char *json = self->host->message_json(m, &len);
+                    fprintf(out, " %s%s", json, strlen(json) == len ? "" : " LEN-MISMATCH");
+                }
+                fputc('\n', out);
+                fflush(out);
+                funlockfile(out);
+            }
+
+            static void *create(const ph_host *host, const ph_config *config) {
+                const char *log = host->config_get(config, "log");
+                if (!log) {
+                    host->log(host, PH_LOG_ERROR, "the log setting is required");
+                    return NULL;
+                }
+                probe *self = calloc(1, sizeof *self);
+                if (!self) return NULL;
+                self->out = fopen(log, "a");
+                if (!self->out) {
+                    host->log(host, PH_LOG_ERROR, "cannot open the log");
+                    free(self);
+                    return NULL;
+                }
+                setvbuf(self->out, NULL, _IOFBF, 1 << 16);
+                self->host = host;
+                self->config = config;
+                const char *json = host->config_get(config, "json");
+                self->json = json && strcmp(json, "true") == 0;
+                self->get = host->config_get(config, "get");
+                pthread_mutex_init(&self->lock, NULL);
+                pthread_cond_init(&self->idle, NULL);
+                return self;
+            }
+
+            static void destroy(void *p) {
+                probe *self = p;
+                pthread_mutex_lock(&self->lock);
+                while (self->running > 0) pthread_cond_wait(&self->idle, &self->lock);
+                pthread_mutex_unlock(&self->lock);
+                fprintf(self->out, "%s destroy\n", NAME);
+                fclose(self->out);
+                pthread_mutex_destroy(&self->lock);
+                pthread_cond_destroy(&self->idle);
+                free(self);
+            }
+
+            static void *answer_later(void *p) {
+                answer *a = p;
+                probe *self = a->self;
+                if (a->delay_ms > 0) {
+                    struct timespec wait = {a->delay_ms / 1000, (a->delay_ms % 1000) * 1000000L};
+                    while (nanosleep(&wait, &wait) != 0) {}
+                }
+                for (int i = 0; i < a->times; i++) {
+                    flockfile(self->out);
+                    fprintf(self->out, "%s complete %s %s %s\n", NAME, a->id, or_dash(a->target), word_of(a->verdict));
+                    fflush(self->out);
+                    funlockfile(self->out);
+                    self->host->complete(self->host, a->m, a->verdict);
+                }
+                free(a->id);
+                free(a->target);
+                free(a);
+                pthread_mutex_lock(&self->lock);
+                self->running--;
+                pthread_cond_broadcast(&self->idle);
+                pthread_mutex_unlock(&self->lock);
+                return NULL;
+            }
+
+            static int parse(const char *word, ph_verdict *verdict) {
+                if (!word || strcmp(word, "continue") == 0) *verdict = PH_CONTINUE;
+                else if (strcmp(word, "suppress") == 0) *verdict = PH_SUPPRESS;
+                else if (strcmp(word, "failed") == 0) *verdict = PH_FAILED;
+                else return 0;
+                return 1;
+            }
+
+            UNUSED static ph_verdict on_data(void *p, const ph_message *m) {
+                probe *self = p;
+                line(self, "data", m);
+                const char *word = setting(self, m, "verdict");
+                ph_verdict verdict;
+                if (parse(word, &verdict)) return verdict;
+                if (strcmp(word, "pending-never") == 0) return PH_PENDING;
+                int twice = strcmp(word, "pending-twice") == 0;
+                if (!twice && strcmp(word, "pending") != 0) return (ph_verdict)99;
+                answer *a = calloc(1, sizeof *a);
+                if (!a || !parse(setting(self, m, "then"), &a->verdict)) {
+                    free(a);
+                    self->host->log(self->host, PH_LOG_ERROR, "bad then setting, or out of memory");
+                    return PH_FAILED;
+                }
+                const char *delay = setting(self, m, "delay_ms");
+                const char *target = self->host->message_target(m);
+                a->self = self;
+                a->m = m;
+                a->id = strdup(self->host->message_id(m));
+                a->target = target ? strdup(target) : NULL;
+                a->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
+                a->times = twice ? 2 : 1;
+                pthread_mutex_lock(&self->lock);
+                self->running++;
+                pthread_mutex_unlock(&self->lock);
+                pthread_t thread;
+                pthread_attr_t attributes;
+                pthread_attr_init(&attributes);
+                pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+                int failed = pthread_create(&thread, &attributes, answer_later, a);
+                pthread_attr_destroy(&attributes);
+                if (failed) {
+                    pthread_mutex_lock(&self->lock);
+                    self->running--;
+                    pthread_mutex_unlock(&self->lock);
+                    free(a->id);
+                    free(a->target);
+                    free(a);
+                    self->host->log(self->host, PH_LOG_ERROR, "pthread_create failed");
+                    return PH_FAILED;
+                }
+                return PH_PENDING;
+            }
+
+            UNUSED static void on_background(void *p, const ph_message *m) { line(p, "background", m); }
+            UNUSED static void on_target(void *p, const ph_message *m) { line(p, "target", m); }
+            UNUSED static void on_mismatch(void *p, const ph_message *m) { line(p, "mismatch", m); }
+
+            UNUSED static void on_token(void *p, const char *token, const char *previous) {
+                probe *self = p;
+                fprintf(self->out, "%s token %s %s\n", NAME, token, or_dash(previous));
+                fflush(self->out);
+            }
+
+            \#(prelude)
+            static const ph_plugin plugin = {
+                PH_PLUGIN_HEADER, .name = NAME, .version = "1.0.0", .description = "A test probe.",
+                \#(fields.joined(separator: ", "))
+            };
+
+            PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }
+            """#
+    }
+}
+
+extension Scratch {
+    /// `pushhost run` with its own state folder and the report on standard output.
+    func run(_ arguments: [String], stdin: String, environment: [String: String]? = nil) throws -> Command {
+        try Command.pushhost(["run", "--state", file("state"), "--report", "-"] + arguments, stdin: stdin, environment: environment)
+    }
+
+    /// `run` as above, with raw bytes on standard input.
+    func run(_ arguments: [String], input: Data, environment: [String: String]? = nil) throws -> Command {
+        try Command.pushhost(["run", "--state", file("state"), "--report", "-"] + arguments, input: input, environment: environment)
+    }
+
+    /// The log every probe of a test appends to by default.
+    var probeLog: String { file("probe.log") }
+
+    /// Builds the probe `name` (as `name.so`) and returns the `run` arguments
+    /// that load it with `settings` (and `log`, unless given).
+    func probe(
+        _ name: String, _ roles: Set<ProbeRole>, targets: [String] = [], settings: [String: String] = [:]
+    ) throws -> [String] {
+        let file = try plugin(name + ".so", PluginSource.probe(name: name, roles: roles, targets: targets))
+        var all = settings
+        if all["log"] == nil { all["log"] = probeLog }
+        return ["--plugin", file] + all.sorted { $0.key < $1.key }.flatMap { ["--set", "\(name).\($0.key)=\($0.value)"] }
+    }
+
+    /// The lines the probes wrote to `log` (default: `probeLog`).
+    func probeLines(_ log: String? = nil) -> [ProbeLine] {
+        let text = (try? String(contentsOfFile: log ?? probeLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map { ProbeLine(String($0)) }
+    }
+
+    /// `probeLines` as `NAME EVENT ID` (or `NAME token NEW PREVIOUS`, `NAME destroy`), without destroy lines.
+    func probeCalls(_ log: String? = nil) -> [String] {
+        probeLines(log).filter { $0.event != "destroy" }.map { line in
+            line.event == "token" ? line.fields.prefix(4).joined(separator: " ") : line.fields.prefix(3).joined(separator: " ")
+        }
+    }
+}
+
+/// One line of a probe's log.
+struct ProbeLine: CustomStringConvertible {
+    let text: String
+    /// The first four space-separated fields.
+    let fields: [String]
+    /// Whatever follows the fourth field (without its leading space).
+    let rest: String
+
+    init(_ text: String) {
+        self.text = text
+        let parts = text.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+        fields = Array(parts.prefix(4))
+        rest = parts.count > 4 ? parts[4] : ""
+    }
+
+    var name: String { fields.first ?? "" }
+    var event: String { fields.count > 1 ? fields[1] : "" }
+    var id: String { fields.count > 2 ? fields[2] : "" }
+    var target: String { fields.count > 3 ? fields[3] : "" }
+    var description: String { text }
+
+    /// The values of ` path=value` in the extras (with `get`), for `paths`
+    /// given in the order of the `get` setting; "NULL" for a NULL answer.
+    func values(_ paths: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        var tail = Substring(rest)
+        for (index, path) in paths.enumerated() {
+            guard tail.hasPrefix(path + "=") else { return result }
+            tail = tail.dropFirst(path.count + 1)
+            let end = index + 1 < paths.count ? tail.range(of: " \(paths[index + 1])=")?.lowerBound ?? tail.endIndex : tail.endIndex
+            result[path] = String(tail[..<end])
+            tail = tail[end...].dropFirst()
+        }
+        return result
+    }
+
+    /// The normalized message appended with `json=true`, parsed.
+    func json() throws -> [String: Any] {
+        let start = try #require(rest.firstIndex(of: "{"), "no JSON in: \(text)")
+        let object = try JSONSerialization.jsonObject(with: Data(rest[start...].utf8))
+        return try #require(object as? [String: Any])
+    }
+}
+
+extension Command {
+    /// The report (`--report -`) lines of standard output, each parsed.
+    func report() throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            return try #require(object as? [String: Any], "not an object: \(line)")
+        }
+    }
+
+    /// Standard error's lines.
+    var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
+
+    /// Runs the built `pushhost` with raw bytes on standard input (which a
+    /// String cannot carry when they are not UTF-8).
+    static func pushhost(_ arguments: [String], input: Data, environment: [String: String]? = nil) throws -> Command {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.pushhost)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let feed = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = feed
+        process.standardOutput = output
+        process.standardError = errors
+        signal(SIGPIPE, SIG_IGN)
+        try process.run()
+        let collected = RawOutput()
+        let group = DispatchGroup()
+        for (pipe, isError) in [(output, false), (errors, true)] {
+            group.enter()
+            DispatchQueue.global().async {
+                collected.set(pipe.fileHandleForReading.readDataToEndOfFile(), isError: isError)
+                group.leave()
+            }
+        }
+        try? feed.fileHandleForWriting.write(contentsOf: input)
+        try? feed.fileHandleForWriting.close()
+        group.wait()
+        process.waitUntilExit()
+        return Command(
+            status: process.terminationStatus,
+            stdout: String(decoding: collected.stdout, as: UTF8.self),
+            stderr: String(decoding: collected.stderr, as: UTF8.self))
+    }
+}
+
+private final class RawOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var stdout = Data()
+    private(set) var stderr = Data()
+
+    func set(_ data: Data, isError: Bool) {
+        lock.lock()
+        if isError { stderr = data } else { stdout = data }
+        lock.unlock()
+    }
+}
+
+/// NDJSON from records, one per line.
+func ndjson(_ lines: String...) -> String {
+    lines.joined(separator: "\n") + "\n"
+}
