@@ -9,12 +9,18 @@ enum FileContents {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return read(fd: fd)
+    }
+
+    /// Everything left to read from `fd`, or nil on a read error.
+    static func read(fd: Int32) -> [UInt8]? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 14)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+            if count < 0 { return nil }
+            if count == 0 { break }
             bytes += chunk[..<count]
         }
         return bytes

@@ -3,8 +3,8 @@ import Glibc
 #endif
 import Logging
 
-/// The host of one run: the created plugins, and the dispatch of every
-/// record of the input to them.
+/// The host of one run: the created plugins, and the loop that feeds them
+/// every record from standard input and the spool.
 public final class PluginHost {
     let plugins: PluginSet
     let dispatcher: Dispatcher
@@ -40,42 +40,65 @@ public final class PluginHost {
     public var rejectedCount: Int { dispatcher.rejectedCount }
     public var failedCount: Int { dispatcher.failedCount }
 
-    /// Dispatches every NDJSON record of `fd` until it ends and every
-    /// pending data verdict is in (or past its deadline).
-    public func run(standardInput fd: Int32 = 0) throws(SetupError) {
-        var reader = LineReader(fd: fd, maxBytes: dispatcher.options.maxBytes)
-        while !reader.finished {
-            while dispatcher.mayRead, let line = reader.next() {
-                switch line {
-                case .record(let bytes, let number): dispatcher.submit(bytes, source: .stdin(line: number))
-                case .tooLong(let number): dispatcher.submitTooLong(source: .stdin(line: number))
+    /// Dispatches every record of standard input until it ends, and of the
+    /// spool (when given) until SIGINT or SIGTERM; then finishes what is
+    /// under way (pending data verdicts included, within their deadline).
+    public func run(spool: Spool? = nil) throws(SetupError) {
+        let input = LineReader(fd: 0, maxBytes: dispatcher.options.maxBytes)
+        let intake = try spool.map { spool throws(SetupError) in try SpoolIntake(spool: spool, dispatcher: dispatcher, logger: logger) }
+        dispatcher.recordFinished = intake.map { intake in { intake.recordFinished($0, status: $1, problem: $2) } }
+        let shutdown = intake == nil ? nil : ShutdownSignal.install()
+        var reading = true
+        var stopping = false
+        while true {
+            if !stopping {
+                while reading, dispatcher.mayRead, let line = input.next() {
+                    submit(line)
+                    dispatcher.takeCompletionsIfAny()
                 }
-                if !dispatcher.pending.isEmpty { dispatcher.takeCompletionsIfAny() }
+                intake?.handleWaiting { dispatcher.mayRead }
             }
-            if reader.finished { break }
+            reading = reading && !stopping && !input.finished
+            if !reading && (intake == nil || stopping) && dispatcher.isIdle && (intake?.isIdle ?? true) { break }
             dispatcher.report?.flush()
-            if dispatcher.pending.isEmpty {
-                try reader.fill()
+            if reading && intake == nil && dispatcher.isIdle {
+                try input.fill()  // Only standard input and nothing pending: block on it.
                 continue
             }
-            if wait(input: dispatcher.mayRead ? fd : nil) { try reader.fill() }
-        }
-        while !dispatcher.pending.isEmpty {
-            dispatcher.report?.flush()
-            _ = wait(input: nil)
+            var watched = [pollfd(fd: dispatcher.inbox.fd, events: Int16(POLLIN), revents: 0)]
+            let canRead = !stopping && dispatcher.mayRead
+            if reading && canRead { watched.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+            if let intake, canRead { watched.append(pollfd(fd: intake.fd, events: Int16(POLLIN), revents: 0)) }
+            if let shutdown, !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
+            _ = poll(&watched, nfds_t(watched.count), dispatcher.millisecondsToNextDeadline())
+            for ready in watched where ready.revents != 0 {
+                switch ready.fd {
+                case dispatcher.inbox.fd:
+                    dispatcher.takeCompletions()
+                case 0:
+                    do {
+                        try input.fill()
+                    } catch where intake != nil {
+                        logger.warning("\(error); going on with the spool only")
+                        reading = false
+                    }
+                case shutdown:
+                    logger.info("stopping: finishing what is under way, taking nothing new")
+                    stopping = true
+                default:
+                    intake?.takeArrivals()
+                }
+            }
+            dispatcher.expireDeadlines()
         }
         dispatcher.report?.flush()
     }
 
-    /// Waits for completions, a deadline, or (when given) input; handles the
-    /// first two and says whether input is ready.
-    private func wait(input: Int32?) -> Bool {
-        var fds = [pollfd(fd: dispatcher.inbox.fd, events: Int16(POLLIN), revents: 0)]
-        if let input { fds.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
-        let ready = poll(&fds, nfds_t(fds.count), dispatcher.millisecondsToNextDeadline())
-        if ready > 0 && fds[0].revents != 0 { dispatcher.takeCompletions() }
-        dispatcher.expireDeadlines()
-        return fds.count > 1 && fds[1].revents != 0
+    private func submit(_ line: LineReader.Line) {
+        switch line {
+        case .record(let bytes, let number): dispatcher.submit(bytes, source: .stdin(line: number))
+        case .tooLong(let number): dispatcher.submitTooLong(source: .stdin(line: number))
+        }
     }
 
     /// Calls every plugin's `destroy`.

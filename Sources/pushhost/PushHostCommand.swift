@@ -12,7 +12,7 @@ struct PushHostCommand: ParsableCommand {
             reads push messages as NDJSON from standard input, and dispatches each one: the data \
             stage first, then exactly one UI route (background, target, mismatch).
             """,
-        subcommands: [RunCommand.self, PluginsCommand.self, TokenCommand.self],
+        subcommands: [RunCommand.self, PluginsCommand.self, TokenCommand.self, SendCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -6,10 +6,13 @@ import PushHostCore
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Load the plugins and dispatch the messages read from standard input (the default command).",
+        abstract: "Load the plugins and dispatch the messages read from standard input and the spool (the default command).",
         discussion: """
             Standard input holds one JSON object per line: a push message (GCM/FCM legacy, FCM HTTP v1, \
             APNs, or bare data) or a host event ({"pushhost":"token"|"foreground"|"background",...}). \
+            With --watch DIR, files renamed into DIR/new are dispatched too (one JSON object or NDJSON \
+            each), then moved to DIR/cur, or to DIR/failed with NAME.error.json; the host then runs \
+            until SIGINT or SIGTERM, finishes what is under way, and exits 0. \
             Exit status: 0 when the input ended and every record was handled, 1 for a setup error, \
             2 for a usage error, 3 under --strict when a record was rejected or failed.
             """
@@ -22,6 +25,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(help: "Log a refused plugin and go on without it, instead of exiting 1.")
     var skipBadPlugins = false
+
+    @Option(help: ArgumentHelp("Also take payload files from this spool directory (tmp/, new/, cur/, failed/).", valueName: "DIR"))
+    var watch: String?
 
     @Option(help: ArgumentHelp("Write one JSON line per input record to FILE ('-' for standard output).", valueName: "FILE"))
     var report: String?
@@ -67,6 +73,7 @@ struct RunCommand: ParsableCommand {
         options.maxPending = maxPending
         options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
         let tokens = try TokenStore(directory: StateDirectory.resolve(state))
+        let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try PluginHost(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),
             overrides: overrides,
@@ -77,7 +84,7 @@ struct RunCommand: ParsableCommand {
             logger: logger
         )
         defer { host.shutdown() }
-        try host.run()
+        try host.run(spool: spool)
         if strict && (host.rejectedCount > 0 || host.failedCount > 0) {
             throw ExitCode(3)
         }

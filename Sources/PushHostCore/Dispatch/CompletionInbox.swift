@@ -6,8 +6,8 @@ import Synchronization
 
 /// `complete` calls from any thread, waiting for the dispatch thread.
 ///
-/// Posting appends under a lock and writes a byte to a pipe, whose read end
-/// the dispatch thread polls beside its input.
+/// Posting appends under a lock and wakes the dispatch thread through a
+/// pipe it polls beside its input.
 final class CompletionInbox: Sendable {
     struct Completion: Sendable {
         /// The `ph_message` pointer as the plugin gave it; never dereferenced
@@ -17,25 +17,13 @@ final class CompletionInbox: Sendable {
         let plugin: String
     }
 
-    /// The end to poll.
-    let fd: Int32
-    private let signal: Int32
+    /// Readable when something was posted.
+    var fd: Int32 { wakePipe.readEnd }
+    private let wakePipe = WakePipe()
     private let items = Mutex<[Completion]>([])
 
-    init() {
-        var ends: [Int32] = [0, 0]
-        precondition(pipe(&ends) == 0, "pipe: \(String(cString: strerror(errno)))")
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        fd = ends[0]
-        signal = ends[1]
-    }
-
     deinit {
-        close(fd)
-        close(signal)
+        wakePipe.close()
     }
 
     func post(_ completion: Completion) {
@@ -43,8 +31,7 @@ final class CompletionInbox: Sendable {
             items.append(completion)
             return items.count == 1
         }
-        var byte: UInt8 = 1
-        if wasEmpty { _ = write(signal, &byte, 1) }
+        if wasEmpty { wakePipe.wake() }
     }
 
     /// Whether anything was posted since the last `take`, without a system call.
@@ -54,8 +41,7 @@ final class CompletionInbox: Sendable {
 
     /// Everything posted so far, oldest first.
     func take() -> [Completion] {
-        var drained = [UInt8](repeating: 0, count: 64)
-        while drained.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+        wakePipe.drain()
         return items.withLock { items in
             defer { items.removeAll() }
             return items

@@ -41,6 +41,7 @@ extension Dispatcher {
             line.key("source")
             flight.message.source.appendJSON(to: &line.bytes)
         }
+        recordFinished?(flight.message.source, status.rawValue, status == .failed ? flight.errors.joined(separator: "; ") : nil)
     }
 
     /// Exactly one route: the background plugins; or the first visible
@@ -106,6 +107,7 @@ extension Dispatcher {
             line.key("source")
             source.appendJSON(to: &line.bytes)
         }
+        recordFinished?(source, status, problem)
     }
 
     /// Reports a record that is neither a valid message nor a valid host
@@ -131,6 +133,7 @@ extension Dispatcher {
             line.key("source")
             source.appendJSON(to: &line.bytes)
         }
+        recordFinished?(source, Status.rejected.rawValue, error.offset.map { "byte \($0): \(error.reason)" } ?? error.reason)
     }
 }
 

@@ -75,7 +75,14 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
         for plugin in plugins.instances { plugin.context.completions = self }
     }
 
+    /// Told when each record's report line is out: its source, its status,
+    /// and what went wrong for a rejected or failed one.
+    var recordFinished: ((MessageSource, _ status: String, _ problem: String?) -> Void)?
+
     var queueIsEmpty: Bool { head == queue.count }
+
+    /// Whether nothing waits: no pending verdict, no queued record.
+    var isIdle: Bool { pending.isEmpty && queueIsEmpty }
 
     /// Whether reading may go on: fewer than `--max-pending` messages wait
     /// for `complete`, and the records queued behind them stay bounded too
@@ -176,12 +183,15 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
         }
     }
 
-    /// Notes `plugin`'s final answer and moves the message past it.
-    private func record(_ verdict: ph_verdict, from plugin: PluginInstance, for flight: InFlight) {
+    /// Notes `plugin`'s final answer and moves the message past it; a
+    /// failure is explained by `reason`, or else as the plugin's own answer.
+    private func record(_ verdict: ph_verdict, from plugin: PluginInstance, for flight: InFlight, because reason: String? = nil) {
         switch verdict {
         case PH_CONTINUE: flight.verdicts.append((plugin, .continue))
         case PH_SUPPRESS: flight.verdicts.append((plugin, .suppress))
-        case PH_FAILED: flight.verdicts.append((plugin, .failed))
+        case PH_FAILED:
+            flight.verdicts.append((plugin, .failed))
+            flight.errors.append(reason ?? "\(plugin.name) answered failed")
         default:
             flight.verdicts.append((plugin, .failed))
             flight.errors.append("\(plugin.name) answered \(verdict.rawValue), which is not a final verdict (continue, suppress, failed)")
@@ -245,9 +255,8 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
             pending[address] = nil
             abandoned[address] = flight.message
             flight.waiting = nil
-            flight.errors.append("\(plugin.name) did not complete within --data-timeout \(options.dataTimeout)s")
             logger.warning("\(plugin.name): no complete for message \(flight.message.idString) within \(options.dataTimeout)s; counted as failed")
-            record(PH_FAILED, from: plugin, for: flight)
+            record(PH_FAILED, from: plugin, for: flight, because: "\(plugin.name) did not complete within --data-timeout \(options.dataTimeout)s")
             runDataStage(flight)
         }
         drain()

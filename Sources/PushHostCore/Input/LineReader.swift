@@ -17,7 +17,7 @@ import Glibc
 ///     try reader.fill()
 /// }
 /// ```
-struct LineReader: ~Copyable {
+final class LineReader {
     enum Line {
         case record(UnsafeRawBufferPointer, line: Int)
         case tooLong(line: Int)
@@ -25,7 +25,9 @@ struct LineReader: ~Copyable {
 
     let fd: Int32
     let maxBytes: Int
+    /// Written only by `fill()`, which borrowed contents never need.
     private let buffer: UnsafeMutableRawBufferPointer
+    private var ownsBuffer = true
     private var start = 0
     private var end = 0
     /// Inside a line already handed out as too long.
@@ -39,16 +41,27 @@ struct LineReader: ~Copyable {
         buffer = .allocate(byteCount: max(blockSize, maxBytes + 2), alignment: 16)
     }
 
+    /// Lines of bytes already in memory (a spool file), borrowed, not
+    /// copied: the lines are views into `contents`, which must outlive them.
+    init(contents: UnsafeRawBufferPointer, maxBytes: Int) {
+        fd = -1
+        self.maxBytes = maxBytes
+        buffer = UnsafeMutableRawBufferPointer(mutating: contents)
+        ownsBuffer = false
+        end = contents.count
+        atEnd = true
+    }
+
     deinit {
-        buffer.deallocate()
+        if ownsBuffer { buffer.deallocate() }
     }
 
     /// Whether the input has ended and every line was handed out.
     var finished: Bool { atEnd && start == end }
 
     /// The next line in the buffer, or nil when `fill()` must read more first.
-    mutating func next() -> Line? {
-        let base = buffer.baseAddress!
+    func next() -> Line? {
+        guard let base = buffer.baseAddress else { return nil }
         while start < end {
             guard let newline = memchr(base + start, 0x0A, end - start) else {
                 if atEnd { return take(upTo: end, resumingAt: end) }
@@ -69,7 +82,7 @@ struct LineReader: ~Copyable {
 
     /// Reads one more block (blocking); at end of input, `finished` turns true
     /// once the last line was taken.
-    mutating func fill() throws(SetupError) {
+    func fill() throws(SetupError) {
         guard !atEnd else { return }
         let base = buffer.baseAddress!
         if start > 0 {
@@ -92,7 +105,7 @@ struct LineReader: ~Copyable {
 
     /// The line at `start..<stop`, moving on to `next`; nil for a blank line
     /// or the tail of a skipped one.
-    private mutating func take(upTo stop: Int, resumingAt next: Int) -> Line? {
+    private func take(upTo stop: Int, resumingAt next: Int) -> Line? {
         let first = start
         start = next
         if skipping {

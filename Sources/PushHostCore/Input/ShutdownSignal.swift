@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT and SIGTERM, turned into a readable pipe the run loop polls: the
+/// handler only writes a byte, and the loop then stops taking new work,
+/// finishes what is under way and returns.
+enum ShutdownSignal {
+    /// The pipe the handler writes to; set once, before the handlers go in.
+    nonisolated(unsafe) private static var pipe: WakePipe?
+
+    /// Installs the handlers and returns the end to poll.
+    static func install() -> Int32 {
+        let wake = pipe ?? WakePipe()
+        pipe = wake
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in ShutdownSignal.pipe?.wake() }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+        return wake.readEnd
+    }
+}
