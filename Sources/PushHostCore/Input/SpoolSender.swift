@@ -85,9 +85,9 @@ public struct SpoolSender {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         counter += 1
-        var host = [CChar](repeating: 0, count: 256)
+        var host = [UInt8](repeating: 0, count: 256)
         gethostname(&host, host.count - 1)
-        let hostName = String(cString: host).map { $0 == "/" || $0 == "." ? "_" : $0 }
+        let hostName = String(decoding: host.prefix { $0 != 0 }, as: UTF8.self).map { $0 == "/" || $0 == "." ? "_" : $0 }
         return "\(now.tv_sec).\(now.tv_nsec).P\(getpid())_\(counter).\(String(hostName))"
     }
 
