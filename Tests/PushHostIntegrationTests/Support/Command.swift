@@ -15,6 +15,18 @@ struct Command {
         environment: [String: String]? = nil,
         directory: String? = nil
     ) throws -> Command {
+        try run(program, arguments, input: Data(stdin.utf8), environment: environment, directory: directory)
+    }
+
+    /// Runs `program` with raw bytes on its standard input (which a String
+    /// cannot carry when they are not UTF-8).
+    static func run(
+        _ program: String,
+        _ arguments: [String],
+        input: Data,
+        environment: [String: String]? = nil,
+        directory: String? = nil
+    ) throws -> Command {
         let process = Process()
         if program.contains("/") {
             process.executableURL = URL(fileURLWithPath: program)
@@ -27,8 +39,8 @@ struct Command {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
+        let feed = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = feed
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -45,8 +57,8 @@ struct Command {
         }
         ignoreBrokenPipes
         // A host that stops early (a refused plugin) closes its end: not an error here.
-        try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
-        try? input.fileHandleForWriting.close()
+        try? feed.fileHandleForWriting.write(contentsOf: input)
+        try? feed.fileHandleForWriting.close()
         group.wait()
         process.waitUntilExit()
         return Command(

@@ -355,47 +355,7 @@ extension Command {
     /// Runs the built `pushhost` with raw bytes on standard input (which a
     /// String cannot carry when they are not UTF-8).
     static func pushhost(_ arguments: [String], input: Data, environment: [String: String]? = nil) throws -> Command {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.pushhost)
-        process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let feed = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = feed
-        process.standardOutput = output
-        process.standardError = errors
-        signal(SIGPIPE, SIG_IGN)
-        try process.run()
-        let collected = RawOutput()
-        let group = DispatchGroup()
-        for (pipe, isError) in [(output, false), (errors, true)] {
-            group.enter()
-            DispatchQueue.global().async {
-                collected.set(pipe.fileHandleForReading.readDataToEndOfFile(), isError: isError)
-                group.leave()
-            }
-        }
-        try? feed.fileHandleForWriting.write(contentsOf: input)
-        try? feed.fileHandleForWriting.close()
-        group.wait()
-        process.waitUntilExit()
-        return Command(
-            status: process.terminationStatus,
-            stdout: String(decoding: collected.stdout, as: UTF8.self),
-            stderr: String(decoding: collected.stderr, as: UTF8.self))
-    }
-}
-
-private final class RawOutput: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var stdout = Data()
-    private(set) var stderr = Data()
-
-    func set(_ data: Data, isError: Bool) {
-        lock.lock()
-        if isError { stderr = data } else { stdout = data }
-        lock.unlock()
+        try run(Paths.pushhost, arguments, input: input, environment: environment)
     }
 }
 
