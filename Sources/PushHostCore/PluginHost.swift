@@ -45,9 +45,9 @@ public final class PluginHost {
     /// under way (pending data verdicts included, within their deadline).
     public func run(spool: Spool? = nil) throws(SetupError) {
         let input = LineReader(fd: 0, maxBytes: dispatcher.options.maxBytes)
+        let shutdown = spool == nil ? nil : ShutdownSignal.install()
         let intake = try spool.map { spool throws(SetupError) in try SpoolIntake(spool: spool, dispatcher: dispatcher, logger: logger) }
         dispatcher.recordFinished = intake.map { intake in { intake.recordFinished($0, status: $1, problem: $2) } }
-        let shutdown = intake == nil ? nil : ShutdownSignal.install()
         var reading = true
         var stopping = false
         while true {
@@ -59,7 +59,7 @@ public final class PluginHost {
                 intake?.handleWaiting { dispatcher.mayRead }
             }
             reading = reading && !stopping && !input.finished
-            if !reading && (intake == nil || stopping) && dispatcher.isIdle && (intake?.isIdle ?? true) { break }
+            if !reading && (intake == nil || stopping) && dispatcher.isIdle && (intake?.nothingUnderWay ?? true) { break }
             dispatcher.report?.flush()
             if reading && intake == nil && dispatcher.isIdle {
                 try input.fill()  // Only standard input and nothing pending: block on it.

@@ -19,6 +19,13 @@ enum ShutdownSignal {
         action.sa_flags = SA_RESTART
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A blocked signal mask is inherited (Foundation's Process spawns from
+        // threads that block nearly every signal): unblock ours on this thread.
+        var ours = sigset_t()
+        sigemptyset(&ours)
+        sigaddset(&ours, SIGINT)
+        sigaddset(&ours, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &ours, nil)
         return wake.readEnd
     }
 }

@@ -38,8 +38,9 @@ final class SpoolIntake {
     /// Readable when files arrived.
     var fd: Int32 { watcher.fd }
 
-    /// Whether no file is waiting or under way.
-    var isIdle: Bool { next == waiting.count && underWay.isEmpty }
+    /// Whether no file is under way (files waiting their turn are not: after
+    /// a stop they stay in new/ for the next start).
+    var nothingUnderWay: Bool { underWay.isEmpty }
 
     /// Queues what the watcher saw: new names, or after an overflow all of `new/`.
     func takeArrivals() {
