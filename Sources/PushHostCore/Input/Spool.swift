@@ -96,7 +96,8 @@ public struct Spool: Sendable {
 
 /// One bad record of a spool file, as `NAME.error.json` lists it.
 struct SpoolProblem {
-    /// The record's index in a file of several; nil for a file of one.
+    /// The record's index in the file (1 for a file of one); nil when the
+    /// file itself is at fault (unreadable, empty).
     let record: Int?
     let status: String
     let reason: String

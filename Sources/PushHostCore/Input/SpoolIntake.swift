@@ -72,7 +72,7 @@ final class SpoolIntake {
     func recordFinished(_ source: MessageSource, status: String, problem: String?) {
         guard case .spool(let name, let record) = source, var progress = underWay[name] else { return }
         progress.remaining -= 1
-        if let problem { progress.problems.append(SpoolProblem(record: record, status: status, reason: problem)) }
+        if let problem { progress.problems.append(SpoolProblem(record: record ?? 1, status: status, reason: problem)) }
         underWay[name] = progress
         if progress.submittedAll && progress.remaining == 0 { complete(name) }
     }
