@@ -23,11 +23,20 @@ let samples: [(name: String, target: String)] = [
     ("token-log", "PluginTokenLog"),
 ]
 
+/// A sample Swift plugin: one folder under `plugins/`, built as a dynamic
+/// library `lib<name>.so` on top of `PushHostPlugin`.
+let swiftSamples: [(name: String, target: String)] = [
+    ("inbox", "PluginInbox"),
+    ("orders", "PluginOrders"),
+]
+
 let package = Package(
     name: "pushhost",
     products: [
         .executable(name: "pushhost", targets: ["pushhost"]),
-    ] + samples.map { .library(name: $0.name, type: .dynamic, targets: [$0.target]) },
+        // What a Swift plugin's own package depends on.
+        .library(name: "PushHostPlugin", targets: ["PushHostPlugin"]),
+    ] + (samples + swiftSamples).map { .library(name: $0.name, type: .dynamic, targets: [$0.target]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -41,6 +50,10 @@ let package = Package(
                 "CPushHost",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .target(
+            name: "PushHostPlugin",
+            dependencies: ["CPushHost"]
         ),
         .executableTarget(
             name: "pushhost",
@@ -59,4 +72,5 @@ let package = Package(
             dependencies: ["PushHostCore"]
         ),
     ] + samples.flatMap { samplePlugin($0.name, target: $0.target) }
+      + swiftSamples.map { .target(name: $0.target, dependencies: ["PushHostPlugin"], path: "plugins/\($0.name)") }
 )

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+
+/// Builds the `ph_plugin` descriptor for `type` and returns it: the body of
+/// the one function a Swift plugin exports.
+///
+/// ```swift
+/// @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Inbox.self) }
+/// ```
+///
+/// The descriptor fills in the handlers of the roles `type` conforms to. One
+/// library exports one plugin type.
+public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
+    if let exported = Exported.current { return OpaquePointer(exported.descriptor) }
+    var plugin = ph_plugin()
+    plugin.struct_size = UInt32(MemoryLayout<ph_plugin>.size)
+    plugin.abi_major = UInt32(PH_ABI_MAJOR)
+    plugin.abi_minor = UInt32(PH_ABI_MINOR)
+    plugin.name = UnsafePointer(strdup(P.name))
+    plugin.version = UnsafePointer(strdup(P.version))
+    plugin.description = UnsafePointer(strdup(P.summary))
+    plugin.create = { host, config in PluginBox.create(host: host, config: config) }
+    plugin.destroy = { PluginBox.release($0) }
+    if let screen = P.self as? any ScreenPlugin.Type {
+        let targets = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: screen.targets.count + 1)
+        for (index, target) in screen.targets.enumerated() { targets[index] = UnsafePointer(strdup(target)) }
+        targets[screen.targets.count] = nil
+        plugin.targets = UnsafePointer(targets)
+        plugin.on_target = { box, message in PluginBox.from(box).onTarget(message) }
+        plugin.on_mismatch = { box, message in PluginBox.from(box).onMismatch(message) }
+    }
+    if P.self is any DataPlugin.Type {
+        plugin.on_data = { box, message in PluginBox.from(box).onData(message) }
+    }
+    if P.self is any BackgroundPlugin.Type {
+        plugin.on_background = { box, message in PluginBox.from(box).onBackground(message) }
+    }
+    if P.self is any TokenPlugin.Type {
+        plugin.on_token = { box, token, previous in PluginBox.from(box).onToken(token, previous: previous) }
+    }
+    let descriptor = UnsafeMutablePointer<ph_plugin>.allocate(capacity: 1)
+    descriptor.initialize(to: plugin)
+    Exported.current = Exported(type: type, descriptor: descriptor)
+    return OpaquePointer(descriptor)
+}
+
+/// The plugin type this library exports, and its descriptor (kept for the
+/// life of the process, as the ABI asks).
+struct Exported {
+    nonisolated(unsafe) static var current: Exported?
+
+    let type: any Plugin.Type
+    let descriptor: UnsafeMutablePointer<ph_plugin>
+}

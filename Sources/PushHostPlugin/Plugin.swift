@@ -1,0 +1,85 @@
+/// A pushhost plugin written in Swift: a class that conforms to `Plugin` and
+/// to the protocol of each role it plays, exported with one line.
+///
+/// ```swift
+/// import PushHostPlugin
+///
+/// final class Hello: BackgroundPlugin {
+///     static let name = "hello"
+///     static let version = "1.0.0"
+///     let context: PluginContext
+///
+///     init(context: PluginContext) throws { self.context = context }
+///
+///     func onBackground(_ message: Message) {
+///         context.log("hello, \(message.title ?? "no title")")
+///     }
+/// }
+///
+/// @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Hello.self) }
+/// ```
+///
+/// The host calls the handlers of one plugin one at a time, except that a
+/// data handler (`async`) may still be running while the host calls
+/// another handler: a plugin that keeps mutable state protects it (an
+/// actor, a `Mutex`), which is why plugins are `Sendable`.
+public protocol Plugin: AnyObject, Sendable {
+    /// Unique among loaded plugins, made of `a-z`, `0-9`, `_` and `-`.
+    static var name: String { get }
+    static var version: String { get }
+    /// One line saying what the plugin does, for `pushhost plugins`.
+    static var summary: String { get }
+
+    /// Makes the plugin, once, before any message; throwing refuses it (the
+    /// error's description is logged).
+    init(context: PluginContext) throws
+
+    /// Called once at shutdown, after every other call.
+    func shutdown()
+}
+
+extension Plugin {
+    public static var summary: String { "" }
+    public func shutdown() {}
+}
+
+/// The data role: runs for every message before any UI handler.
+///
+/// Returning a verdict completes the data stage for this plugin; throwing
+/// fails it (the message gets no UI stage and is reported `failed`, with the
+/// error's description in the log). The host does not wait on the call: it
+/// goes on with other messages while this one is under way, and still
+/// calls UI handlers in the order messages arrived.
+public protocol DataPlugin: Plugin {
+    func onData(_ message: Message) async throws -> Verdict
+}
+
+/// The background role: the app is in the background (or in the foreground
+/// with no screen visible).
+public protocol BackgroundPlugin: Plugin {
+    func onBackground(_ message: Message)
+}
+
+/// The foreground role: a screen, which gets the messages aimed at one of
+/// its `targets` while it is visible, and, when it is the top screen, the
+/// messages no visible screen claims.
+public protocol ScreenPlugin: Plugin {
+    /// The targets this screen claims; no two screens may share one.
+    static var targets: [String] { get }
+    func onTarget(_ message: Message)
+    func onMismatch(_ message: Message)
+}
+
+/// The token role: a new registration token replaced `previous` (nil for
+/// the first one).
+public protocol TokenPlugin: Plugin {
+    func onToken(_ token: String, previous: String?)
+}
+
+/// What a data handler decides for a message.
+public enum Verdict: Sendable {
+    /// Go on to the UI stage.
+    case `continue`
+    /// Handled here: no UI stage.
+    case suppress
+}
