@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds pushhost and the sample plugins, puts the plugins in one folder
-# (cache with its settings file), and plays examples/story.ndjson through them.
+# Builds pushhost and the sample plugins (C: cache, notify, issues, supplies,
+# token-log; Swift: inbox, orders), puts them in one folder with the settings
+# files of cache and inbox, and plays examples/story.ndjson through them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,10 +10,10 @@ bin=$(swift build --show-bin-path)
 demo=.build/demo
 rm -rf "$demo"
 mkdir -p "$demo/plugins" "$demo/out"
-for name in cache notify issues supplies token-log; do
+for name in cache notify issues supplies token-log inbox orders; do
     cp "$bin/lib$name.so" "$demo/plugins/$name.so"
 done
-cp examples/plugins/cache.json "$demo/plugins/cache.json"
+cp examples/plugins/cache.json examples/plugins/inbox.json "$demo/plugins/"
 
 echo "== pushhost plugins --plugins $demo/plugins"
 "$bin/pushhost" plugins --plugins "$demo/plugins"
@@ -24,8 +25,11 @@ echo
 echo "== the report ($demo/report.ndjson)"
 cat "$demo/report.ndjson"
 echo
-echo "== what the cache plugin kept ($demo/out/cache.tsv)"
+echo "== what the cache plugin (C) kept ($demo/out/cache.tsv)"
 cat "$demo/out/cache.tsv"
+echo
+echo "== what the inbox plugin (Swift, async) filed ($demo/out/inbox.tsv; in the order its handlers finished)"
+cat "$demo/out/inbox.tsv"
 echo
 echo "== pushhost token --state $demo/state"
 "$bin/pushhost" token --state "$demo/state"
