@@ -1,0 +1,288 @@
+import Foundation
+import Testing
+
+/// A Swift plugin package as a third-party author writes it: a folder of its
+/// own under /tmp, outside this repository, with a Package.swift that
+/// depends on this package's `PushHostPlugin` product by path, a `.dynamic`
+/// library product per plugin, and plain Swift sources. Built once with
+/// `swift build`, on first use, for every test of the process; removed when
+/// the process exits.
+///
+/// The plugins (each writes tab-separated lines to the file at its `log`
+/// setting, when given):
+/// - `slow` (data): waits `data.delay_ms`, else its `delay_ms` setting
+///   (default 0), then writes `done ID` and continues; when `data.fail` is
+///   `yes` it writes `throw ID` and throws an error whose description is
+///   `boom for ID`.
+/// - `shelf` (screen, targets `["shelf"]`): `target|mismatch ID TARGET TITLE BODY`
+///   (`-` for a missing field).
+/// - `tokens` (token): `token NEW PREVIOUS CURRENT`, CURRENT being the
+///   context's `currentToken` during the call (`-` for nil).
+/// - `grumpy` (background): its init throws `grumpy will not start: REASON`
+///   (REASON from the `reason` setting, default `no coffee`).
+struct PluginPackage: Sendable {
+    /// The package folder.
+    let root: String
+    /// Where `swift build` put the libraries.
+    let products: String
+    /// How long `swift build` took.
+    let buildTime: Duration
+    /// What `swift build` said.
+    let buildOutput: String
+
+    /// `lib<name>.so` of one of the package's plugins.
+    func library(_ name: String) -> String { products + "/lib\(name).so" }
+
+    /// The package, built on first use; a failed build fails every test that asks.
+    static func shared() throws -> PluginPackage { try built.get() }
+
+    private static let built = Result { try build() }
+
+    /// The package's files, by path relative to its root.
+    static let files: [String: String] = {
+        var files = ["Package.swift": manifest]
+        for plugin in plugins {
+            files["Sources/\(plugin.target)/\(plugin.target).swift"] = plugin.source + "\n" + lineFile
+        }
+        return files
+    }()
+
+    /// The plugins: product name, target name, source.
+    static let plugins: [(name: String, target: String, source: String)] = [
+        ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
+    ]
+
+    static let manifest = """
+        // swift-tools-version: 6.1
+        import PackageDescription
+
+        let package = Package(
+            name: "my-plugins",
+            products: [
+        \(plugins.map { #"        .library(name: "\#($0.name)", type: .dynamic, targets: ["\#($0.target)"]),"# }.joined(separator: "\n"))
+            ],
+            dependencies: [
+                .package(name: "pushhost", path: \(String(reflecting: Paths.packageRoot.path))),
+            ],
+            targets: [
+        \(plugins.map { #"        .target(name: "\#($0.target)", dependencies: [.product(name: "PushHostPlugin", package: "pushhost")]),"# }.joined(separator: "\n"))
+            ]
+        )
+
+        """
+
+    static let slow = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Waits, then lets the message go on; fails it when asked to.
+        final class Slow: DataPlugin {
+            static let name = "slow"
+            static let version = "0.1.0"
+            static let summary = "Waits data.delay_ms (or its delay_ms setting), then continues."
+
+            private let delay: Int
+            private let log: LineFile?
+
+            init(context: PluginContext) throws {
+                delay = Int(context.setting("delay_ms") ?? "") ?? 0
+                log = context.setting("log").map(LineFile.init(path:))
+            }
+
+            func onData(_ message: Message) async throws -> Verdict {
+                try await Task.sleep(for: .milliseconds(Int(message.data["delay_ms"] ?? "") ?? delay))
+                if message.data["fail"] == "yes" {
+                    log?.append("throw", message.id)
+                    throw Boom(id: message.id)
+                }
+                log?.append("done", message.id)
+                return .continue
+            }
+        }
+
+        struct Boom: Error, CustomStringConvertible {
+            let id: String
+            var description: String { "boom for \\(id)" }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Slow.self) }
+
+        """
+
+    static let shelf = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// A screen for the "shelf" target that writes down what it is shown.
+        final class Shelf: ScreenPlugin {
+            static let name = "shelf"
+            static let version = "0.1.0"
+            static let summary = "Foreground screen for the shelf target."
+            static let targets = ["shelf"]
+
+            private let log: LineFile
+
+            init(context: PluginContext) throws {
+                guard let path = context.setting("log") else { throw NoLog() }
+                log = LineFile(path: path)
+            }
+
+            func onTarget(_ message: Message) { write("target", message) }
+            func onMismatch(_ message: Message) { write("mismatch", message) }
+
+            private func write(_ event: String, _ message: Message) {
+                log.append(event, message.id, message.target ?? "-", message.title ?? "-", message.body ?? "-")
+            }
+        }
+
+        struct NoLog: Error, CustomStringConvertible {
+            var description: String { "the log setting is required" }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Shelf.self) }
+
+        """
+
+    static let tokens = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Writes down every new registration token.
+        final class Tokens: TokenPlugin {
+            static let name = "tokens"
+            static let version = "0.1.0"
+            static let summary = "Writes down new registration tokens."
+
+            private let context: PluginContext
+            private let log: LineFile
+
+            init(context: PluginContext) throws {
+                guard let path = context.setting("log") else { throw NoLog() }
+                self.context = context
+                log = LineFile(path: path)
+            }
+
+            func onToken(_ token: String, previous: String?) {
+                log.append("token", token, previous ?? "-", context.currentToken ?? "-")
+            }
+        }
+
+        struct NoLog: Error, CustomStringConvertible {
+            var description: String { "the log setting is required" }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Tokens.self) }
+
+        """
+
+    static let grumpy = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Never starts.
+        final class Grumpy: BackgroundPlugin {
+            static let name = "grumpy"
+            static let version = "0.1.0"
+
+            init(context: PluginContext) throws {
+                throw NotToday(reason: context.setting("reason") ?? "no coffee")
+            }
+
+            func onBackground(_ message: Message) {}
+        }
+
+        struct NotToday: Error, CustomStringConvertible {
+            let reason: String
+            var description: String { "grumpy will not start: \\(reason)" }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Grumpy.self) }
+
+        """
+
+    /// Each plugin's own copy of a small helper (a plugin is one module).
+    static let lineFile = """
+        /// Appends tab-separated lines to a file, one writer at a time.
+        final class LineFile: Sendable {
+            private let path: String
+            private let lock = Mutex(())
+
+            init(path: String) { self.path = path }
+
+            func append(_ fields: String...) {
+                let line = Data((fields.joined(separator: "\\t") + "\\n").utf8)
+                lock.withLock { _ in
+                    guard FileManager.default.fileExists(atPath: path) || FileManager.default.createFile(atPath: path, contents: nil),
+                          let handle = FileHandle(forWritingAtPath: path) else { return }
+                    defer { try? handle.close() }
+                    _ = try? handle.seekToEnd()
+                    try? handle.write(contentsOf: line)
+                }
+            }
+        }
+
+        """
+
+    /// Writes the package into a new folder under /tmp and builds it.
+    private static func build() throws -> PluginPackage {
+        var template = Array("/tmp/pushhost-swift-plugins-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        let root = String(cString: made)
+        PackageCleanup.root = root
+        atexit { PackageCleanup.remove() }
+        for (path, text) in files {
+            let url = URL(fileURLWithPath: root).appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: false, encoding: .utf8)
+        }
+        let start = ContinuousClock.now
+        let result = try Command.run("swift", ["build"], directory: root)
+        let buildTime = ContinuousClock.now - start
+        guard result.status == 0 else {
+            throw PackageBuildError(output: result.stdout + result.stderr)
+        }
+        return PluginPackage(
+            root: root, products: root + "/.build/debug", buildTime: buildTime, buildOutput: result.stdout + result.stderr)
+    }
+}
+
+/// The package folder, removed at exit (no test may still use it then).
+private enum PackageCleanup {
+    nonisolated(unsafe) static var root: String?
+
+    static func remove() {
+        if let root { try? FileManager.default.removeItem(atPath: root) }
+    }
+}
+
+struct PackageBuildError: Error, CustomStringConvertible {
+    let output: String
+    var description: String { "swift build of the plugin package failed:\n\(output)" }
+}
+
+extension Scratch {
+    /// The tab-separated lines a package plugin wrote to `name`, each split.
+    func lines(_ name: String) -> [[String]] {
+        read(name).split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    }
+}
+
+/// `--plugin FILE`, then `--set NAME.KEY=VALUE` for each of `settings`.
+func loading(_ file: String, as name: String, _ settings: [String: String] = [:]) -> [String] {
+    ["--plugin", file] + settings.sorted { $0.key < $1.key }.flatMap { ["--set", "\(name).\($0.key)=\($0.value)"] }
+}
+
+/// One push payload in the GCM shape: `data` (with the target under
+/// `rx_gcm_key_target`) and, when given, `notification`.
+func gcm(_ id: String, target: String? = nil, data: [String: String] = [:], notification: [String: String]? = nil) -> String {
+    var fields = data
+    if let target { fields["rx_gcm_key_target"] = target }
+    var object: [String: Any] = ["message_id": id, "data": fields]
+    if let notification { object["notification"] = notification }
+    let json = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    return String(decoding: json ?? Data(), as: UTF8.self)
+}
