@@ -2,8 +2,25 @@
 import Glibc
 #endif
 
-/// Whole small files (settings, the token), read without Foundation.
+/// Whole small files (settings, the token, spool files), read and written
+/// without Foundation.
 enum FileContents {
+    /// Writes all of `bytes` to `fd`, going on after partial writes and
+    /// interruptions; false when a write fails.
+    @discardableResult
+    static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+
     /// The bytes of the file at `path`, or nil when it cannot be opened.
     static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -85,7 +85,7 @@ public struct Spool: Sendable {
             let path = failed + "/" + name + ".error.json"
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw SpoolError("cannot write \(path): \(String(cString: strerror(errno)))") }
-            _ = report.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            FileContents.write(report, to: fd)
             close(fd)
         }
         guard rename(new + "/" + name, destination + "/" + name) == 0 else {

@@ -27,16 +27,7 @@ public struct SpoolSender {
         let temporary = spool.tmp + "/" + name
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SetupError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var written = 0
-        bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                written += count
-            }
-        }
-        guard written == bytes.count, fsync(fd) == 0 else {
+        guard FileContents.write(bytes, to: fd), fsync(fd) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             unlink(temporary)

@@ -37,16 +37,7 @@ public struct LineLogHandler: LogHandler {
             line += " \(key)=\(value)"
         }
         line += "\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        FileContents.write(Array(line.utf8), to: 2)
     }
 }
 

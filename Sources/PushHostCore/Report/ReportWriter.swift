@@ -43,15 +43,8 @@ final class ReportWriter {
 
     /// Writes out everything buffered.
     func flush() {
-        var offset = 0
-        buffer.withUnsafeBytes { bytes in
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        guard !buffer.isEmpty else { return }
+        FileContents.write(buffer, to: fd)
         buffer.removeAll(keepingCapacity: true)
     }
 }

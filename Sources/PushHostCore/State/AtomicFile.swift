@@ -15,8 +15,7 @@ enum AtomicFile {
         }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("cannot create \(temporary)") }
-        let written = bytes.withUnsafeBytes { buffer in Glibc.write(fd, buffer.baseAddress, buffer.count) }
-        guard written == bytes.count, fsync(fd) == 0 else {
+        guard FileContents.write(bytes, to: fd), fsync(fd) == 0 else {
             let error = failure("cannot write \(temporary)")
             close(fd)
             unlink(temporary)
