@@ -70,10 +70,8 @@ struct RecordError: Error {
 }
 
 extension JSONValue {
-    /// A string value unescaped, or any other value's JSON text.
+    /// `textBytes` as a String.
     var text: String {
-        var bytes: [UInt8] = []
-        appendUnescaped(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: textBytes, as: UTF8.self)
     }
 }

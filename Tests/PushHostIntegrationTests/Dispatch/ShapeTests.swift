@@ -146,6 +146,20 @@ import Testing
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(json)")
     }
 
+    /// Every message has data, empty when the payload has none (here a
+    /// GCM notification without data); a data-only message has no notification.
+    @Test func dataIsAnEmptyObjectWhenAbsent() throws {
+        let scratch = try Scratch()
+        let paths = ["data", "notification", "notification.title"]
+        let plugins = try scratch.probe("sh", [.background], settings: ["get": paths.joined(separator: ",")])
+        let result = try scratch.run(plugins, stdin: ndjson(#"{"notification":{"title":"T"}}"#, #"{"data":{"k":"v"}}"#))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = scratch.probeLines().filter { $0.event == "background" }
+        try #require(lines.count == 2)
+        #expect(lines[0].values(paths) == ["data": "{}", "notification": #"{"title":"T"}"#, "notification.title": "T"])
+        #expect(lines[1].values(paths) == ["data": #"{"k":"v"}"#, "notification": "NULL", "notification.title": "NULL"])
+    }
+
     @Test func messageGetAnswersEveryKindOfValue() throws {
         let scratch = try Scratch()
         let paths = [
