@@ -21,6 +21,8 @@ final class CompletionInbox: Sendable {
     var fd: Int32 { wakePipe.readEnd }
     private let wakePipe = WakePipe()
     private let items = Mutex<[Completion]>([])
+    /// Whether `items` holds anything; set and cleared under the lock, read without it.
+    private let posted = Atomic(false)
 
     deinit {
         wakePipe.close()
@@ -29,6 +31,7 @@ final class CompletionInbox: Sendable {
     func post(_ completion: Completion) {
         let wasEmpty = items.withLock { items in
             items.append(completion)
+            posted.store(true, ordering: .releasing)
             return items.count == 1
         }
         if wasEmpty { wakePipe.wake() }
@@ -36,7 +39,7 @@ final class CompletionInbox: Sendable {
 
     /// Whether anything was posted since the last `take`, without a system call.
     var hasItems: Bool {
-        items.withLock { !$0.isEmpty }
+        posted.load(ordering: .acquiring)
     }
 
     /// Everything posted so far, oldest first.
@@ -44,6 +47,7 @@ final class CompletionInbox: Sendable {
         wakePipe.drain()
         return items.withLock { items in
             defer { items.removeAll() }
+            posted.store(false, ordering: .relaxed)
             return items
         }
     }

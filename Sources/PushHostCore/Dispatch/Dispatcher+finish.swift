@@ -2,70 +2,89 @@ import CPushHost
 
 /// The end of a record's way: the UI stage, host events, the report line.
 extension Dispatcher {
+    /// Who the UI stage called.
+    enum Called {
+        case nobody
+        case background
+        /// The visible screen at this position, by `route` (target or mismatch).
+        case screen(Int, Route)
+
+        var route: Route {
+            switch self {
+            case .nobody: .none
+            case .background: .background
+            case .screen(_, let route): route
+            }
+        }
+    }
+
     /// Decides the message's status from its data verdicts, runs its UI
     /// stage when they allow it, and writes its report line.
     func finish(_ flight: InFlight) {
-        let verdicts = flight.verdicts
-        var status: Status
-        var route = Route.none
-        var called: [PluginInstance] = []
-        if verdicts.contains(where: { $0.verdict == .failed }) {
+        let status: Status
+        var called = Called.nobody
+        if flight.anyFailed {
             status = .failed
             failedCount += 1
-        } else if verdicts.contains(where: { $0.verdict == .suppress }) {
+        } else if flight.anySuppressed {
             status = .suppressed
         } else {
-            (route, called) = runUIStage(flight.message)
-            status = called.isEmpty ? .undelivered : .delivered
-            if called.isEmpty { route = .none }
+            called = runUIStage(flight.message)
+            if case .nobody = called { status = .undelivered } else { status = .delivered }
         }
-        report?.line { line in
+        if let report { write(flight, status: status, called: called, to: report) }
+        recordFinished?(flight.message.source, status.rawValue, status == .failed ? flight.errors.joined(separator: "; ") : nil)
+    }
+
+    private func write(_ flight: InFlight, status: Status, called: Called, to report: ReportWriter) {
+        report.line { line in
             line.key("id")
             flight.message.appendIDJSON(to: &line.bytes)
             line.key("target")
             flight.message.appendTargetJSON(to: &line.bytes)
             line.string("status", status.rawValue)
-            line.string("route", route.rawValue)
+            line.string("route", called.route.rawValue)
             line.key("data")
             line.bytes.append(UInt8(ascii: "["))
-            for (index, answer) in verdicts.enumerated() {
+            for index in 0..<flight.next {
                 if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
                 var item = JSONLine(bytes: line.bytes)
-                item.string("plugin", answer.plugin.name)
-                item.string("verdict", answer.verdict.rawValue)
+                item.string("plugin", plugins.data[index].name)
+                item.string("verdict", flight.verdicts[index].rawValue)
                 line.bytes = item.closed()
             }
             line.bytes.append(UInt8(ascii: "]"))
-            line.strings("ui", called.map(\.name))
+            switch called {
+            case .nobody: line.strings("ui", [])
+            case .background: line.strings("ui", plugins.background.map(\.name))
+            case .screen(let position, _): line.strings("ui", [visible.names[position]])
+            }
             line.string("error", flight.errors.isEmpty ? nil : flight.errors.joined(separator: "; "))
             line.key("source")
             flight.message.source.appendJSON(to: &line.bytes)
         }
-        recordFinished?(flight.message.source, status.rawValue, status == .failed ? flight.errors.joined(separator: "; ") : nil)
     }
 
     /// Exactly one route: the background plugins; or the first visible
     /// screen whose targets hold the message's target; or the top screen's
-    /// mismatch handler. Returns the plugins called.
-    private func runUIStage(_ message: Message) -> (Route, [PluginInstance]) {
-        switch state {
-        case .foreground(let screens) where !screens.isEmpty:
-            let matched = message.withTarget { target in
-                target.flatMap { target in screens.first { $0.claims(target) } }
-            }
-            if let screen = matched {
-                guard screen.descriptor.raw.on_target != nil else { return (.target, []) }
-                screen.onTarget(message.opaque)
-                return (.target, [screen])
-            }
-            let top = screens[0]
-            guard top.descriptor.raw.on_mismatch != nil else { return (.mismatch, []) }
-            top.onMismatch(message.opaque)
-            return (.mismatch, [top])
-        default:
-            for plugin in plugins.background { plugin.onBackground(message.opaque) }
-            return (.background, plugins.background)
+    /// mismatch handler. Nobody is called when that route has no handler.
+    private func runUIStage(_ message: Message) -> Called {
+        let screens = visible
+        guard !screens.isEmpty else {
+            let background = handlers.background
+            for handler in background { handler.raw.on_background?(handler.state, message.opaque) }
+            return background.isEmpty ? .nobody : .background
         }
+        let matched = message.withTarget { target in target.flatMap { screens.claiming($0) } }
+        if let screen = matched {
+            guard let onTarget = screen.handler.raw.on_target else { return .nobody }
+            onTarget(screen.handler.state, message.opaque)
+            return .screen(screen.handler.position, .target)
+        }
+        let top = screens.screens[0]
+        guard let onMismatch = top.handler.raw.on_mismatch else { return .nobody }
+        onMismatch(top.handler.state, message.opaque)
+        return .screen(0, .mismatch)
     }
 
     /// Applies a host event and writes its report line.
@@ -74,12 +93,14 @@ extension Dispatcher {
         var problem: String?
         switch event {
         case .background:
-            state = .background
+            visible.deallocate()
+            visible = VisibleScreens()
         case .foreground(let names):
             if let unknown = names.first(where: { plugins.screens[$0] == nil }) {
                 return reject(RecordError(event: event.word, reason: Self.unknownScreen(unknown, plugins)), source: source)
             }
-            state = .foreground(screens: names.map { plugins.screens[$0]! })
+            visible.deallocate()
+            visible = VisibleScreens(names.map { plugins.screens[$0]! })
         case .token(let token):
             do {
                 if let previous = try tokens.replace(with: token) {

@@ -30,10 +30,13 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     let logger: Logger
     let options: DispatchOptions
     let inbox = CompletionInbox()
-    var state: AppState
+    /// The plugins' handlers as plain values, for the hot path.
+    let handlers: Handlers
+    /// The screens the app shows, top first; none: the app is in the background.
+    var visible: VisibleScreens
 
     private var reader: JSONReader
-    private var current = InFlight()
+    private var current: InFlight
     private var queue: [Entry] = []
     private var head = 0
     /// Messages waiting for `complete`, by their `ph_message` address.
@@ -63,16 +66,21 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
         reader = JSONReader()
         timeout = UInt64(max(0, options.dataTimeout) * 1e9)
         targetKey = Array(options.targetKey.utf8)
-        state = .background
-        if let screens = options.foreground {
-            state = .foreground(screens: try screens.map { name throws(SetupError) in
-                guard let screen = plugins.screens[name] else {
-                    throw SetupError("--foreground \(name): \(Self.unknownScreen(name, plugins))")
-                }
-                return screen
-            })
+        let screens = try (options.foreground ?? []).map { name throws(SetupError) in
+            guard let screen = plugins.screens[name] else {
+                throw SetupError("--foreground \(name): \(Self.unknownScreen(name, plugins))")
+            }
+            return screen
         }
+        visible = VisibleScreens(screens)
+        handlers = Handlers(plugins)
+        current = InFlight(dataPlugins: plugins.data.count)
         for plugin in plugins.instances { plugin.context.completions = self }
+    }
+
+    deinit {
+        handlers.deallocate()
+        visible.deallocate()
     }
 
     /// Told when each record's report line is out: its source, its status,
@@ -105,19 +113,20 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
         guard root.kind == .object else {
             return arrive(.rejected(RecordError(offset: 0, reason: "not a JSON object (each record is one object)"), source))
         }
-        if let kind = root.member(named: "pushhost") {
+        let members = RootMembers(root)
+        if members.pushhost >= 0 {
             do {
-                return arrive(.event(try HostEvent(kind: kind, record: root), source))
+                return arrive(.event(try HostEvent(kind: root.at(members.pushhost), record: root), source))
             } catch {
                 return arrive(.rejected(error, source))
             }
         }
         let flight = current
         targetKey.withUnsafeBytes { key in
-            flight.message.load(document, source: source, platform: options.platform, targetKey: key)
+            flight.message.load(document, members: members, source: source, platform: options.platform, targetKey: key)
         }
         runDataStage(flight)
-        if queueIsEmpty && flight.isDone(dataPlugins: plugins.data.count) {
+        if queueIsEmpty && flight.isDone(dataPlugins: handlers.data.count) {
             finish(flight)
             flight.recycle()
             return
@@ -125,7 +134,7 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
         // It must wait (for its own data stage or for those before it): it
         // keeps a copy of its bytes, and the next message gets a fresh record.
         flight.message.detach()
-        current = InFlight()
+        current = InFlight(dataPlugins: handlers.data.count)
         queue.append(.message(flight))
         drain()
     }
@@ -147,7 +156,7 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     /// Finishes every record at the head of the queue whose turn has come.
     private func drain() {
         while head < queue.count {
-            if case .message(let flight) = queue[head], !flight.isDone(dataPlugins: plugins.data.count) { return }
+            if case .message(let flight) = queue[head], !flight.isDone(dataPlugins: handlers.data.count) { return }
             let entry = queue[head]
             head += 1
             finish(entry)
@@ -169,34 +178,35 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     /// Calls the data plugins in load order from where the message stands,
     /// until one answers pending or all have answered.
     private func runDataStage(_ flight: InFlight) {
-        let data = plugins.data
+        let data = handlers.data
+        let message = flight.message.opaque
         while flight.next < data.count {
-            let plugin = data[flight.next]
-            let verdict = plugin.onData(flight.message.opaque)
+            let handler = data[flight.next]
+            let verdict = handler.raw.on_data!(handler.state, message)
             if verdict == PH_PENDING {
-                flight.waiting = plugin
+                flight.isWaiting = true
                 flight.deadline = Self.now() &+ timeout
                 pending[flight.message.address] = flight
                 return
             }
-            record(verdict, from: plugin, for: flight)
+            record(verdict, for: flight)
         }
     }
 
-    /// Notes `plugin`'s final answer and moves the message past it; a
-    /// failure is explained by `reason`, or else as the plugin's own answer.
-    private func record(_ verdict: ph_verdict, from plugin: PluginInstance, for flight: InFlight, because reason: String? = nil) {
+    /// Notes the final answer of the data plugin the message stands at, and
+    /// moves the message past it; a failure is explained by `reason`, or
+    /// else as the plugin's own answer.
+    private func record(_ verdict: ph_verdict, for flight: InFlight, because reason: String? = nil) {
         switch verdict {
-        case PH_CONTINUE: flight.verdicts.append((plugin, .continue))
-        case PH_SUPPRESS: flight.verdicts.append((plugin, .suppress))
+        case PH_CONTINUE: flight.answer(.continue)
+        case PH_SUPPRESS: flight.answer(.suppress)
         case PH_FAILED:
-            flight.verdicts.append((plugin, .failed))
-            flight.errors.append(reason ?? "\(plugin.name) answered failed")
+            flight.errors.append(reason ?? "\(plugins.data[flight.next].name) answered failed")
+            flight.answer(.failed)
         default:
-            flight.verdicts.append((plugin, .failed))
-            flight.errors.append("\(plugin.name) answered \(verdict.rawValue), which is not a final verdict (continue, suppress, failed)")
+            flight.errors.append("\(plugins.data[flight.next].name) answered \(verdict.rawValue), which is not a final verdict (continue, suppress, failed)")
+            flight.answer(.failed)
         }
-        flight.next += 1
     }
 
     // MARK: Completions and deadlines
@@ -209,7 +219,7 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     /// Applies every `complete` posted so far, then finishes what became ready.
     func takeCompletions() {
         for completion in inbox.take() {
-            guard let flight = pending[completion.address], flight.waiting?.name == completion.plugin else {
+            guard let flight = pending[completion.address], plugins.data[flight.next].name == completion.plugin else {
                 if abandoned.removeValue(forKey: completion.address) != nil {
                     logger.warning("\(completion.plugin): complete arrived after the --data-timeout deadline; ignored")
                 } else {
@@ -218,9 +228,9 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
                 continue
             }
             pending[completion.address] = nil
-            flight.waiting = nil
+            flight.isWaiting = false
             remember(flight.message)
-            record(completion.verdict, from: plugins.data[flight.next], for: flight)
+            record(completion.verdict, for: flight)
             runDataStage(flight)
         }
         drain()
@@ -251,12 +261,12 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
         let expired = pending.filter { $0.value.deadline <= now }
         guard !expired.isEmpty else { return }
         for (address, flight) in expired.sorted(by: { $0.value.deadline < $1.value.deadline }) {
-            let plugin = flight.waiting!
+            let plugin = plugins.data[flight.next]
             pending[address] = nil
             abandoned[address] = flight.message
-            flight.waiting = nil
+            flight.isWaiting = false
             logger.warning("\(plugin.name): no complete for message \(flight.message.idString) within \(options.dataTimeout)s; counted as failed")
-            record(PH_FAILED, from: plugin, for: flight, because: "\(plugin.name) did not complete within --data-timeout \(options.dataTimeout)s")
+            record(PH_FAILED, for: flight, because: "\(plugin.name) did not complete within --data-timeout \(options.dataTimeout)s")
             runDataStage(flight)
         }
         drain()

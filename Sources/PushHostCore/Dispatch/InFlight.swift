@@ -2,30 +2,48 @@
 /// stands, and what the data plugins answered.
 final class InFlight {
     let message: Message
-    /// The index, among the data plugins, of the next one to call.
+    /// The index, among the data plugins, of the next one to call; while
+    /// `isWaiting`, the one whose `complete` is awaited.
     var next = 0
-    var verdicts: [(plugin: PluginInstance, verdict: VerdictWord)] = []
+    /// What each data plugin answered, in load order: the first `next` are set.
+    let verdicts: UnsafeMutableBufferPointer<VerdictWord>
+    /// Whether any answer so far is failed, or suppress.
+    var anyFailed = false
+    var anySuppressed = false
     var errors: [String] = []
-    /// The data plugin whose `complete` is awaited, and until when (monotonic ns).
-    var waiting: PluginInstance?
+    /// Whether a `complete` is awaited, and until when (monotonic ns).
+    var isWaiting = false
     var deadline: UInt64 = 0
 
-    init(message: Message = Message()) {
+    init(dataPlugins: Int, message: Message = Message()) {
         self.message = message
-        verdicts.reserveCapacity(8)
+        verdicts = .allocate(capacity: max(dataPlugins, 1))
+    }
+
+    deinit {
+        verdicts.deallocate()
     }
 
     /// Whether the data stage has ended.
     func isDone(dataPlugins: Int) -> Bool {
-        waiting == nil && next >= dataPlugins
+        !isWaiting && next >= dataPlugins
+    }
+
+    /// Notes the current data plugin's final answer and moves past it.
+    func answer(_ verdict: VerdictWord) {
+        verdicts[next] = verdict
+        anyFailed = anyFailed || verdict == .failed
+        anySuppressed = anySuppressed || verdict == .suppress
+        next += 1
     }
 
     /// Makes this in-flight record ready for the next message, keeping capacity.
     func recycle() {
         message.reset()
         next = 0
-        verdicts.removeAll(keepingCapacity: true)
+        anyFailed = false
+        anySuppressed = false
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
-        waiting = nil
+        isWaiting = false
     }
 }

@@ -155,7 +155,7 @@ extension Message {
 
     /// Appends the object merged from `parts` (a later part's member
     /// replacing an earlier one of the same key, in first-seen order).
-    func appendMerged(_ parts: [MessageLayout.Part], to bytes: inout [UInt8]) {
+    func appendMerged(_ parts: MessageLayout.Parts, to bytes: inout [UInt8]) {
         var members: [(key: [UInt8], value: JSONValue)] = []
         func add(_ key: [UInt8], _ value: JSONValue) {
             if let index = members.firstIndex(where: { $0.key == key }) {
@@ -166,14 +166,13 @@ extension Message {
         }
         for part in parts {
             switch part {
-            case .object(let index, let except):
-                let skipped = except.map { Array(UnsafeBufferPointer(start: $0.utf8Start, count: $0.utf8CodeUnitCount)) }
+            case .object(let index, let withoutAPS):
                 for (key, value) in self.value(index).members {
                     let name = key.textBytes
-                    if name != skipped { add(name, value) }
+                    if !(withoutAPS && name.elementsEqual("aps".utf8)) { add(name, value) }
                 }
-            case .member(let name, let index):
-                add(Array(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)), value(index))
+            case .member(let field, let index):
+                add(Array(UnsafeBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount)), value(index))
             }
         }
         bytes.append(UInt8(ascii: "{"))

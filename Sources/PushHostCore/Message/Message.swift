@@ -28,19 +28,24 @@ final class Message: @unchecked Sendable {
     private var tapeCount = 0
     /// The strings handed to plugins, freed by `reset()`.
     private let strings = Mutex(HandedOut())
+    /// Whether any string was handed out since the last `reset()`: when
+    /// none was, `reset()` takes no lock.
+    private let handedOutAny = Atomic(false)
 
     deinit {
         reset()
     }
 
-    /// Points the message at a parsed push payload, borrowing its storage.
-    func load(_ document: JSONDocument, source: MessageSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
+    /// Points the message at a parsed push payload whose telling root
+    /// members are `members`, borrowing its storage.
+    func load(_ document: JSONDocument, members: RootMembers, source: MessageSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
         self.source = source
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
         inputCount = document.input.count
         tape = document.tape.baseAddress!
         tapeCount = document.tape.count
-        layout.read(document.root, platform: platform)
+        let layout = MessageLayout(root: document.root, members: members, platform: platform)
+        self.layout = layout
         target = -1
         if let value = Self.lookup(layout.data, key: targetKey, in: document.root), value.kind == .string || value.kind == .number {
             target = value.tapeIndex
@@ -63,7 +68,10 @@ final class Message: @unchecked Sendable {
 
     /// Frees what the message handed out or copied; it may be loaded again.
     func reset() {
-        strings.withLock { $0.free() }
+        if handedOutAny.load(ordering: .acquiring) {
+            strings.withLock { $0.free() }
+            handedOutAny.store(false, ordering: .relaxed)
+        }
         if let owned {
             owned.input.deallocate()
             owned.tape.deallocate()
@@ -103,23 +111,21 @@ final class Message: @unchecked Sendable {
     /// the bytes it returns as a C string until `reset()`.
     func handOut(_ body: (Message) -> [UInt8]?) -> UnsafePointer<CChar>? {
         strings.withLock { handed in
-            body(self).map { handed.keep($0) }
+            handedOutAny.store(true, ordering: .releasing)
+            return body(self).map { handed.keep($0) }
         }
     }
 
     /// The member `key` of the merged `parts`, the last part that has it winning.
-    static func lookup(_ parts: [MessageLayout.Part], key: UnsafeRawBufferPointer, in root: JSONValue) -> JSONValue? {
+    static func lookup(_ parts: MessageLayout.Parts, key: UnsafeRawBufferPointer, in root: JSONValue) -> JSONValue? {
         for part in parts.reversed() {
             switch part {
-            case .object(let index, let except):
-                if let except, key.elementsEqual(UnsafeRawBufferPointer(start: except.utf8Start, count: except.utf8CodeUnitCount)) {
-                    continue
-                }
-                let object = JSONValue(tape: root.tape, input: root.input, index: Int(index))
-                if let value = object.member(named: key) { return value }
-            case .member(let name, let index):
-                if key.elementsEqual(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)) {
-                    return JSONValue(tape: root.tape, input: root.input, index: Int(index))
+            case .object(let index, let withoutAPS):
+                if withoutAPS && key.elementsEqual("aps".utf8) { continue }
+                if let value = root.at(index).member(named: key) { return value }
+            case .member(let field, let index):
+                if key.elementsEqual(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount)) {
+                    return root.at(index)
                 }
             }
         }

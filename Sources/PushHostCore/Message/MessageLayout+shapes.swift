@@ -1,40 +1,51 @@
 /// Telling the payload shapes apart, and where each keeps its fields.
 extension MessageLayout {
-    /// Works out the layout of the push payload `root`, an object:
-    /// FCM HTTP v1 (`message`), APNs (`aps`), GCM / FCM legacy (`data` or
-    /// `notification`), or else bare data.
-    mutating func read(_ root: JSONValue, platform: Platform?) {
-        reset()
-        if let message = root.member(named: "message"), message.kind == .object {
+    /// The layout of the push payload `root`, an object whose telling
+    /// members are `members`: FCM HTTP v1 (`message`), APNs (`aps`), GCM /
+    /// FCM legacy (`data` or `notification`), or else bare data.
+    init(root: JSONValue, members: RootMembers, platform: Platform?) {
+        let message = members.message < 0 ? nil : root.at(members.message)
+        let aps = members.aps < 0 ? nil : root.at(members.aps)
+        if let message, message.kind == .object {
             readFCMv1(message, platform: platform)
-        } else if let aps = root.member(named: "aps"), aps.kind == .object {
+        } else if let aps, aps.kind == .object {
             format = .apns
-            data.append(.object(root.tapeIndex, except: "aps"))
+            data.append(.object(root.tapeIndex, withoutAPS: true))
             readAPS(aps)
-        } else if root.member(named: "data") != nil || root.member(named: "notification") != nil {
-            readGCM(root)
+        } else if members.data >= 0 || members.notification >= 0 {
+            readGCM(root, members)
         } else {
             format = .bare
-            data.append(.object(root.tapeIndex, except: nil))
+            data.append(.object(root.tapeIndex, withoutAPS: false))
         }
     }
 
     /// GCM / FCM legacy HTTP: `data`, `notification`, `message_id`,
     /// `priority`, `content_available`, `to` (a `/topics/` name), `collapse_key`.
-    private mutating func readGCM(_ root: JSONValue) {
+    private mutating func readGCM(_ root: JSONValue, _ members: RootMembers) {
         format = .gcm
-        if let object = root.member(named: "data", kind: .object) { data.append(.object(object.tapeIndex, except: nil)) }
-        if let object = root.member(named: "notification", kind: .object) {
-            notification.append(.object(object.tapeIndex, except: nil))
+        func member(_ index: Int32, _ kind: JSONKind) -> JSONValue? {
+            guard index >= 0 else { return nil }
+            let value = root.at(index)
+            return value.kind == kind ? value : nil
         }
-        id = root.scalarIndex("message_id")
-        statedPriority = root.member(named: "priority", kind: .string).map { $0.isString("high") ? .high : .normal }
-        contentAvailable = root.member(named: "content_available")?.kind == .true
-        if let to = root.member(named: "to", kind: .string), to.rawBytes.starts(with: "/topics/".utf8) {
+        func scalar(_ index: Int32) -> Int32 {
+            guard index >= 0 else { return -1 }
+            let kind = root.at(index).kind
+            return kind == .string || kind == .number ? index : -1
+        }
+        if let object = member(members.data, .object) { data.append(.object(object.tapeIndex, withoutAPS: false)) }
+        if let object = member(members.notification, .object) {
+            notification.append(.object(object.tapeIndex, withoutAPS: false))
+        }
+        id = scalar(members.messageID)
+        statedPriority = member(members.priority, .string).map { $0.isString("high") ? .high : .normal }
+        contentAvailable = member(members.contentAvailable, .true) != nil
+        if let to = member(members.to, .string), to.rawBytes.starts(with: "/topics/".utf8) {
             topic = to.tapeIndex
             topicHasPrefix = true
         }
-        collapseKey = root.scalarIndex("collapse_key")
+        collapseKey = scalar(members.collapseKey)
     }
 
     /// FCM HTTP v1: the common fields, with the platform's block merged over
@@ -45,16 +56,16 @@ extension MessageLayout {
         topic = message.scalarIndex("topic")
         let common = message.member(named: "data", kind: .object)
         if let object = message.member(named: "notification", kind: .object) {
-            notification.append(.object(object.tapeIndex, except: nil))
+            notification.append(.object(object.tapeIndex, withoutAPS: false))
         }
         let block = platform.flatMap { message.member(named: $0.blockName, kind: .object) }
         switch (platform, block) {
         case (.android?, let android?):
             // android.data, when present, replaces message.data.
             let own = android.member(named: "data", kind: .object)
-            if let object = own ?? common { data.append(.object(object.tapeIndex, except: nil)) }
+            if let object = own ?? common { data.append(.object(object.tapeIndex, withoutAPS: false)) }
             if let object = android.member(named: "notification", kind: .object) {
-                notification.append(.object(object.tapeIndex, except: nil))
+                notification.append(.object(object.tapeIndex, withoutAPS: false))
             }
             statedPriority = android.member(named: "priority", kind: .string).map {
                 $0.isString("high", ignoringCase: true) ? .high : .normal
@@ -62,9 +73,9 @@ extension MessageLayout {
             collapseKey = android.scalarIndex("collapse_key")
         case (.webpush?, let webpush?):
             let own = webpush.member(named: "data", kind: .object)
-            if let object = own ?? common { data.append(.object(object.tapeIndex, except: nil)) }
+            if let object = own ?? common { data.append(.object(object.tapeIndex, withoutAPS: false)) }
             if let object = webpush.member(named: "notification", kind: .object) {
-                notification.append(.object(object.tapeIndex, except: nil))
+                notification.append(.object(object.tapeIndex, withoutAPS: false))
             }
             let headers = webpush.member(named: "headers", kind: .object)
             statedPriority = headers?.member(named: "Urgency", kind: .string).map {
@@ -74,16 +85,16 @@ extension MessageLayout {
         case (.apns?, let apns?):
             // The APNs payload's own keys join message.data; its aps block
             // overrides the common notification.
-            if let common { data.append(.object(common.tapeIndex, except: nil)) }
+            if let common { data.append(.object(common.tapeIndex, withoutAPS: false)) }
             if let payload = apns.member(named: "payload", kind: .object) {
-                data.append(.object(payload.tapeIndex, except: "aps"))
+                data.append(.object(payload.tapeIndex, withoutAPS: true))
                 if let aps = payload.member(named: "aps", kind: .object) { readAPS(aps) }
             }
             let headers = apns.member(named: "headers", kind: .object)
             statedPriority = headers?.member(named: "apns-priority", kind: .string).map { $0.isString("10") ? .high : .normal }
             collapseKey = headers?.scalarIndex("apns-collapse-id") ?? -1
         default:
-            if let common { data.append(.object(common.tapeIndex, except: nil)) }
+            if let common { data.append(.object(common.tapeIndex, withoutAPS: false)) }
         }
     }
 
@@ -93,13 +104,13 @@ extension MessageLayout {
     private mutating func readAPS(_ aps: JSONValue) {
         if let alert = aps.member(named: "alert") {
             switch alert.kind {
-            case .string: notification.append(.member("body", alert.tapeIndex))
-            case .object: notification.append(.object(alert.tapeIndex, except: nil))
+            case .string: notification.append(.member(.body, alert.tapeIndex))
+            case .object: notification.append(.object(alert.tapeIndex, withoutAPS: false))
             default: break
             }
         }
-        for name: StaticString in ["badge", "sound", "category", "thread-id"] {
-            if let value = aps.member(named: name), value.kind != .null { notification.append(.member(name, value.tapeIndex)) }
+        for field: APSField in [.badge, .sound, .category, .threadID] {
+            if let value = aps.member(named: field.name), value.kind != .null { notification.append(.member(field, value.tapeIndex)) }
         }
         if let flag = aps.member(named: "content-available"), flag.kind == .number, flag.rawBytes.elementsEqual("1".utf8) {
             contentAvailable = true
@@ -121,6 +132,11 @@ extension Platform {
 extension JSONValue {
     /// This value's tape index, as layouts keep it.
     var tapeIndex: Int32 { Int32(truncatingIfNeeded: index) }
+
+    /// The value at tape index `index` of this value's document.
+    func at(_ index: Int32) -> JSONValue {
+        JSONValue(tape: tape, input: input, index: Int(index))
+    }
 
     /// The member `name` when it is of `kind`.
     func member(named name: StaticString, kind: JSONKind) -> JSONValue? {

@@ -4,10 +4,31 @@
 struct MessageLayout {
     /// One source of members of a normalized object (`data`, `notification`).
     enum Part {
-        /// Every member of the object at this tape index, but the one named `except`.
-        case object(Int32, except: StaticString?)
-        /// One member, named here, whose value is at this tape index.
-        case member(StaticString, Int32)
+        /// Every member of the object at this tape index; with `withoutAPS`,
+        /// all but its `aps` member (an APNs payload's block for the system).
+        case object(Int32, withoutAPS: Bool)
+        /// One field of an APNs `aps` block, whose value is at this tape index.
+        case member(APSField, Int32)
+    }
+
+    /// The fields an APNs `aps` block adds to the notification, by the
+    /// names the normalized notification gives them.
+    enum APSField: UInt8 {
+        case body
+        case badge
+        case sound
+        case category
+        case threadID
+
+        var name: StaticString {
+            switch self {
+            case .body: "body"
+            case .badge: "badge"
+            case .sound: "sound"
+            case .category: "category"
+            case .threadID: "thread-id"
+            }
+        }
     }
 
     var format = MessageFormat.bare
@@ -21,9 +42,9 @@ struct MessageLayout {
     var topicHasPrefix = false
     var collapseKey: Int32 = -1
     /// Sources of `data` members, later ones winning.
-    var data: [Part] = []
+    var data = Parts()
     /// Sources of `notification` members, later ones winning; none: no notification.
-    var notification: [Part] = []
+    var notification = Parts()
 
     /// The stated priority, else high for a message with a notification (as
     /// FCM and APNs send those) and normal for a data-only one.
@@ -31,17 +52,25 @@ struct MessageLayout {
         statedPriority ?? (notification.isEmpty ? .normal : .high)
     }
 
-    /// Empties the layout for the next message, keeping capacity.
-    mutating func reset() {
-        format = .bare
-        id = -1
-        statedPriority = nil
-        contentAvailable = false
-        topic = -1
-        topicHasPrefix = false
-        collapseKey = -1
-        data.removeAll(keepingCapacity: true)
-        notification.removeAll(keepingCapacity: true)
+}
+
+extension MessageLayout {
+    /// The sources of one normalized object, in order, held in place: no
+    /// payload shape needs more than six (an APNs `aps` block inside FCM v1:
+    /// the common notification, `alert`, and four single members).
+    struct Parts: RandomAccessCollection {
+        static let capacity = 6
+        private var storage = InlineArray<6, Part>(repeating: .member(.body, -1))
+        private(set) var endIndex = 0
+
+        var startIndex: Int { 0 }
+
+        subscript(position: Int) -> Part { storage[position] }
+
+        mutating func append(_ part: Part) {
+            storage[endIndex] = part
+            endIndex += 1
+        }
     }
 }
 

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The screens the app shows, top first, as the UI stage reads them: their
+/// handlers and targets in memory the dispatcher owns, so matching a
+/// message's target takes no reference count and no allocation. None
+/// visible means the app is in the background.
+struct VisibleScreens {
+    struct Screen {
+        let handler: Handler
+        /// The UTF-8 of each target, pointing into `bytes`.
+        let targets: UnsafeBufferPointer<UnsafeRawBufferPointer>
+    }
+
+    /// The visible screens' names, top first, for the report.
+    let names: [String]
+    let screens: UnsafeMutableBufferPointer<Screen>
+    private let spans: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>
+    private let bytes: UnsafeMutableRawBufferPointer
+
+    /// The app in the background.
+    init() {
+        self.init([])
+    }
+
+    /// The app in the foreground, showing `plugins` (screens), top first.
+    init(_ plugins: [PluginInstance]) {
+        names = plugins.map(\.name)
+        let targets = plugins.map { $0.descriptor.targets.map { Array($0.utf8) } }
+        bytes = .allocate(byteCount: max(targets.joined().reduce(0) { $0 + $1.count }, 1), alignment: 1)
+        spans = .allocate(capacity: max(targets.reduce(0) { $0 + $1.count }, 1))
+        let all = UnsafeMutableBufferPointer<Screen>.allocate(capacity: max(plugins.count, 1))
+        var offset = 0
+        var span = 0
+        for (position, plugin) in plugins.enumerated() {
+            let first = span
+            for target in targets[position] {
+                let place = UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<offset + target.count])
+                place.copyBytes(from: target)
+                spans[span] = UnsafeRawBufferPointer(place)
+                offset += target.count
+                span += 1
+            }
+            let own = UnsafeBufferPointer(rebasing: spans[first..<span])
+            (all.baseAddress! + position).initialize(to: Screen(handler: Handler(plugin, position: position), targets: own))
+        }
+        screens = UnsafeMutableBufferPointer(rebasing: all[..<plugins.count])
+    }
+
+    var isEmpty: Bool { screens.isEmpty }
+
+    /// The first screen whose targets hold `target` (UTF-8).
+    func claiming(_ target: UnsafeRawBufferPointer) -> Screen? {
+        for screen in screens {
+            for candidate in screen.targets where candidate.count == target.count {
+                if target.isEmpty || memcmp(candidate.baseAddress!, target.baseAddress!, target.count) == 0 { return screen }
+            }
+        }
+        return nil
+    }
+
+    func deallocate() {
+        bytes.deallocate()
+        spans.deallocate()
+        screens.deallocate()
+    }
+}

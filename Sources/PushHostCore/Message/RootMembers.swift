@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The members of a record's root object that decide what the record is:
+/// a host event (`pushhost`), and the keys that tell the payload shapes
+/// apart and hold GCM's fields.
+///
+/// One pass over the root finds them all; for a repeated key the first one
+/// counts, as ``JSONValue/member(named:)-(UnsafeRawBufferPointer)`` finds it.
+/// Each is the tape index of the member's value, or -1.
+struct RootMembers {
+    var pushhost: Int32 = -1
+    var message: Int32 = -1
+    var aps: Int32 = -1
+    var data: Int32 = -1
+    var notification: Int32 = -1
+    var messageID: Int32 = -1
+    var priority: Int32 = -1
+    var contentAvailable: Int32 = -1
+    var to: Int32 = -1
+    var collapseKey: Int32 = -1
+
+    /// Scans the members of `root`, an object.
+    init(_ root: JSONValue) {
+        var position = root.index + 1
+        let end = root.subtreeEnd
+        while position < end {
+            let key = JSONValue(tape: root.tape, input: root.input, index: position)
+            let value = Int32(truncatingIfNeeded: position + 1)
+            if key.isEscaped {
+                key.textBytes.withUnsafeBytes { note($0, value: value) }
+            } else {
+                note(key.rawBytes, value: value)
+            }
+            position = Int(root.tape[position + 1].next)
+        }
+    }
+
+    /// Records `value` under the field whose key is `key`, unless one was found before.
+    private mutating func note(_ key: UnsafeRawBufferPointer, value: Int32) {
+        func claim(_ field: inout Int32, _ name: StaticString) {
+            if field < 0 && Self.equal(key, name) { field = value }
+        }
+        switch key.count {
+        case 2: claim(&to, "to")
+        case 3: claim(&aps, "aps")
+        case 4: claim(&data, "data")
+        case 7: claim(&message, "message")
+        case 8:
+            claim(&pushhost, "pushhost")
+            claim(&priority, "priority")
+        case 10: claim(&messageID, "message_id")
+        case 12:
+            claim(&notification, "notification")
+            claim(&collapseKey, "collapse_key")
+        case 17: claim(&contentAvailable, "content_available")
+        default: break
+        }
+    }
+
+    private static func equal(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        key.count == name.utf8CodeUnitCount
+            && memcmp(key.baseAddress!, name.utf8Start, key.count) == 0
+    }
+}
