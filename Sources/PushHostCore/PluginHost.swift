@@ -44,7 +44,7 @@ public final class PluginHost {
     /// spool (when given) until SIGINT or SIGTERM; then finishes what is
     /// under way (pending data verdicts included, within their deadline).
     public func run(spool: Spool? = nil) throws(SetupError) {
-        let input = LineReader(fd: 0, maxBytes: dispatcher.options.maxBytes)
+        let input = try StdinReader(fd: 0, maxBytes: dispatcher.options.maxBytes)
         let shutdown = spool == nil ? nil : ShutdownSignal.install()
         let intake = try spool.map { spool throws(SetupError) in try SpoolIntake(spool: spool, dispatcher: dispatcher, logger: logger) }
         dispatcher.recordFinished = intake.map { intake in { intake.recordFinished($0, status: $1, problem: $2) } }
@@ -67,7 +67,7 @@ public final class PluginHost {
             }
             var watched = [pollfd(fd: dispatcher.inbox.fd, events: Int16(POLLIN), revents: 0)]
             let canRead = !stopping && dispatcher.mayRead
-            if reading && canRead { watched.append(pollfd(fd: 0, events: Int16(POLLIN), revents: 0)) }
+            if reading && canRead { watched.append(pollfd(fd: input.fd, events: Int16(POLLIN), revents: 0)) }
             if let intake, canRead { watched.append(pollfd(fd: intake.fd, events: Int16(POLLIN), revents: 0)) }
             if let shutdown, !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
             _ = poll(&watched, nfds_t(watched.count), dispatcher.millisecondsToNextDeadline())
@@ -75,7 +75,7 @@ public final class PluginHost {
                 switch ready.fd {
                 case dispatcher.inbox.fd:
                     dispatcher.takeCompletions()
-                case 0:
+                case input.fd:
                     do {
                         try input.fill()
                     } catch where intake != nil {
@@ -94,10 +94,11 @@ public final class PluginHost {
         dispatcher.report?.flush()
     }
 
-    private func submit(_ line: LineReader.Line) {
-        switch line {
-        case .record(let bytes, let number): dispatcher.submit(bytes, source: .stdin(line: number))
-        case .tooLong(let number): dispatcher.submitTooLong(source: .stdin(line: number))
+    private func submit(_ record: ParsedBatch.Record) {
+        switch record {
+        case .parsed(let document, let line): dispatcher.submit(document, source: .stdin(line: line))
+        case .invalid(let error, let line): dispatcher.submitInvalid(error, source: .stdin(line: line))
+        case .tooLong(let line): dispatcher.submitTooLong(source: .stdin(line: line))
         }
     }
 

@@ -103,12 +103,21 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
 
     /// Takes one record: a host event or a push message.
     func submit(_ bytes: UnsafeRawBufferPointer, source: MessageSource) {
-        let document: JSONDocument
         do {
-            document = try reader.parse(bytes)
+            submit(try reader.parse(bytes), source: source)
         } catch {
-            return arrive(.rejected(RecordError(offset: error.offset, reason: error.reason), source))
+            submitInvalid(error, source: source)
         }
+    }
+
+    /// A record that is not valid JSON.
+    func submitInvalid(_ error: JSONError, source: MessageSource) {
+        arrive(.rejected(RecordError(offset: error.offset, reason: error.reason), source))
+    }
+
+    /// Takes one parsed record, a host event or a push message; its document
+    /// need stay valid only until this returns.
+    func submit(_ document: JSONDocument, source: MessageSource) {
         let root = document.root
         guard root.kind == .object else {
             return arrive(.rejected(RecordError(offset: 0, reason: "not a JSON object (each record is one object)"), source))

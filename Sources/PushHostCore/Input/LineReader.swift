@@ -3,18 +3,21 @@ import Glibc
 #endif
 
 /// Splits a byte stream (standard input) into NDJSON lines, reading it in
-/// large blocks.
+/// large blocks into buffers its caller provides.
 ///
-/// A record is a view into the block buffer, valid until the next `fill()`:
-/// whoever keeps it longer copies it. A line's trailing `\r` is dropped,
-/// blank lines are skipped (their numbers still count), and the last line
-/// needs no newline. A line longer than `maxBytes` is never buffered whole:
-/// it is handed out once as `.tooLong` and the rest of it is skipped.
+/// A record is a view into the buffer it was read into. Each `fill(into:)`
+/// may name a new buffer: the unfinished line at the end of the previous
+/// one moves to its start, and the lines already handed out stay valid for
+/// as long as their own buffer is left alone. A line's trailing `\r` is
+/// dropped, blank lines are skipped (their numbers still count), and the
+/// last line needs no newline. A line longer than `maxBytes` is never
+/// buffered whole: it is handed out once as `.tooLong` and the rest of it is
+/// skipped, so a buffer of `maxBytes + 2` bytes always has room to read.
 ///
 /// ```
 /// while !reader.finished {
+///     try reader.fill(into: buffer)
 ///     while let line = reader.next() { handle(line) }
-///     try reader.fill()
 /// }
 /// ```
 final class LineReader {
@@ -25,9 +28,8 @@ final class LineReader {
 
     let fd: Int32
     let maxBytes: Int
-    /// Written only by `fill()`, which borrowed contents never need.
-    private let buffer: UnsafeMutableRawBufferPointer
-    private var ownsBuffer = true
+    /// The buffer lines come from: the last one filled, or borrowed contents.
+    private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var start = 0
     private var end = 0
     /// Inside a line already handed out as too long.
@@ -35,10 +37,9 @@ final class LineReader {
     private var atEnd = false
     private var lineNumber = 0
 
-    init(fd: Int32, maxBytes: Int, blockSize: Int = 1 << 20) {
+    init(fd: Int32, maxBytes: Int) {
         self.fd = fd
         self.maxBytes = maxBytes
-        buffer = .allocate(byteCount: max(blockSize, maxBytes + 2), alignment: 16)
     }
 
     /// Lines of bytes already in memory (a spool file), borrowed, not
@@ -47,13 +48,8 @@ final class LineReader {
         fd = -1
         self.maxBytes = maxBytes
         buffer = UnsafeMutableRawBufferPointer(mutating: contents)
-        ownsBuffer = false
         end = contents.count
         atEnd = true
-    }
-
-    deinit {
-        if ownsBuffer { buffer.deallocate() }
     }
 
     /// Whether the input has ended and every line was handed out.
@@ -80,16 +76,18 @@ final class LineReader {
         return nil
     }
 
-    /// Reads one more block (blocking); at end of input, `finished` turns true
-    /// once the last line was taken.
-    func fill() throws(SetupError) {
+    /// Moves the unfinished line to the start of `target` (at least
+    /// `maxBytes + 2` bytes; it may be the current buffer) and reads one more
+    /// block after it, blocking. At end of input, `finished` turns true once
+    /// the last line was taken.
+    func fill(into target: UnsafeMutableRawBufferPointer) throws(SetupError) {
         guard !atEnd else { return }
-        let base = buffer.baseAddress!
-        if start > 0 {
-            memmove(base, base + start, end - start)
-            end -= start
-            start = 0
-        }
+        precondition(target.count >= maxBytes + 2, "a buffer must hold a line of --max-bytes and its newline")
+        let base = target.baseAddress!
+        if end > start { memmove(base, buffer.baseAddress! + start, end - start) }
+        end -= start
+        start = 0
+        buffer = target
         while true {
             let count = read(fd, base + end, buffer.count - end)
             if count < 0 && errno == EINTR { continue }

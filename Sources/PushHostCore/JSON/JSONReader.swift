@@ -30,19 +30,29 @@ struct JSONReader: ~Copyable {
     /// - Returns: a document valid until the next call and while `input` is alive and unchanged.
     /// - Throws: the ``JSONError`` of the first problem found.
     mutating func parse(_ input: UnsafeRawBufferPointer) throws(JSONError) -> JSONDocument {
+        if input.count > tapeCapacity {
+            tape.deallocate()
+            tapeCapacity = max(input.count, tapeCapacity * 2)
+            tape = .allocate(capacity: tapeCapacity)
+        }
+        return try parse(input, into: tape)
+    }
+
+    /// Validates `input` as one JSON text and indexes it into `tape`, memory
+    /// of the caller's with room for `input.count` tokens (the most any input
+    /// can produce).
+    ///
+    /// - Returns: a document valid while `input` and `tape` are alive and unchanged.
+    /// - Throws: the ``JSONError`` of the first problem found.
+    func parse(_ input: UnsafeRawBufferPointer, into tape: UnsafeMutablePointer<JSONToken>) throws(JSONError) -> JSONDocument {
         guard let start = input.baseAddress, !input.isEmpty else {
             throw JSONError(offset: 0, reason: JSONError.expectedValue)
         }
         guard input.count < Int(UInt32.max) else {
             throw JSONError(offset: Int(UInt32.max), reason: JSONError.inputTooLarge)
         }
-        if input.count > tapeCapacity {
-            tape.deallocate()
-            tapeCapacity = max(input.count, tapeCapacity * 2)
-            tape = .allocate(capacity: tapeCapacity)
-        }
         let bytes = start.assumingMemoryBound(to: UInt8.self)
-        let count = try index(JSONScanner(base: bytes, end: bytes + input.count))
+        let count = try index(JSONScanner(base: bytes, end: bytes + input.count), into: tape)
         return JSONDocument(
             tape: UnsafeBufferPointer(start: tape, count: count),
             input: input,
@@ -55,8 +65,7 @@ struct JSONReader: ~Copyable {
     /// Every token starts at a distinct input byte, so the tape (at least as long as the
     /// input) cannot overflow. While a container is open, its `next` field holds the tape
     /// index of the enclosing container; closing it restores that and stores the real value.
-    private func index(_ scanner: JSONScanner) throws(JSONError) -> Int {
-        let tape = self.tape
+    private func index(_ scanner: JSONScanner, into tape: UnsafeMutablePointer<JSONToken>) throws(JSONError) -> Int {
         let end = scanner.end
         var p = scanner.base
         var count = 0
@@ -80,7 +89,7 @@ struct JSONReader: ~Copyable {
                 let isEmpty = p < end && p.pointee == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
                 if !isEmpty {
                     tape[current].count = 1
-                    if inObject { p = try key(scanner, at: p, count: &count) }
+                    if inObject { p = try key(scanner, at: p, into: tape, count: &count) }
                     continue nextValue
                 }
             } else {
@@ -131,7 +140,7 @@ struct JSONReader: ~Copyable {
                 if p.pointee == UInt8(ascii: ",") {
                     tape[current].count += 1
                     p += 1
-                    if inObject { p = try key(scanner, at: p, count: &count) }
+                    if inObject { p = try key(scanner, at: p, into: tape, count: &count) }
                     continue nextValue
                 }
                 p += 1
@@ -150,7 +159,9 @@ struct JSONReader: ~Copyable {
 
     /// Reads an object key and its colon, starting at `p` (whitespace allowed around both);
     /// appends the key token and returns the position after the colon.
-    private func key(_ scanner: JSONScanner, at start: UnsafePointer<UInt8>, count: inout Int) throws(JSONError) -> UnsafePointer<UInt8> {
+    private func key(
+        _ scanner: JSONScanner, at start: UnsafePointer<UInt8>, into tape: UnsafeMutablePointer<JSONToken>, count: inout Int
+    ) throws(JSONError) -> UnsafePointer<UInt8> {
         let p = scanner.skipWhitespace(start)
         guard p < scanner.end, p.pointee == UInt8(ascii: "\"") else { throw scanner.keyError(at: p) }
         let (close, isEscaped) = try scanner.string(from: p + 1)
