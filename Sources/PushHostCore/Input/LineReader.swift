@@ -20,7 +20,7 @@ import Glibc
 ///     while let line = reader.next() { handle(line) }
 /// }
 /// ```
-final class LineReader {
+struct LineReader {
     enum Line {
         case record(UnsafeRawBufferPointer, line: Int)
         case tooLong(line: Int)
@@ -56,7 +56,7 @@ final class LineReader {
     var finished: Bool { atEnd && start == end }
 
     /// The next line in the buffer, or nil when `fill()` must read more first.
-    func next() -> Line? {
+    mutating func next() -> Line? {
         guard let base = buffer.baseAddress else { return nil }
         while start < end {
             guard let newline = memchr(base + start, 0x0A, end - start) else {
@@ -80,7 +80,7 @@ final class LineReader {
     /// `maxBytes + 2` bytes; it may be the current buffer) and reads one more
     /// block after it, blocking. At end of input, `finished` turns true once
     /// the last line was taken.
-    func fill(into target: UnsafeMutableRawBufferPointer) throws(SetupError) {
+    mutating func fill(into target: UnsafeMutableRawBufferPointer) throws(SetupError) {
         guard !atEnd else { return }
         precondition(target.count >= maxBytes + 2, "a buffer must hold a line of --max-bytes and its newline")
         let base = target.baseAddress!
@@ -103,7 +103,7 @@ final class LineReader {
 
     /// The line at `start..<stop`, moving on to `next`; nil for a blank line
     /// or the tail of a skipped one.
-    private func take(upTo stop: Int, resumingAt next: Int) -> Line? {
+    private mutating func take(upTo stop: Int, resumingAt next: Int) -> Line? {
         let first = start
         start = next
         if skipping {

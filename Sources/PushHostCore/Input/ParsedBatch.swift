@@ -33,20 +33,28 @@ final class ParsedBatch: @unchecked Sendable {
         tape.deallocate()
     }
 
-    /// Parses `line`, a view into `bytes`, with `reader` and keeps the outcome.
-    func append(_ line: LineReader.Line, reader: borrowing JSONReader) {
-        switch line {
-        case .record(let text, let number):
-            do {
-                let document = try reader.parse(text, into: tape + tapeUsed)
-                tapeUsed += document.tape.count
-                records.append(.parsed(document, line: number))
-            } catch {
-                records.append(.invalid(error, line: number))
+    /// Parses with `reader` every line `lines` has at hand (views into
+    /// `bytes`) and keeps the outcomes.
+    func parse(_ lines: inout LineReader, reader: borrowing JSONReader) {
+        var records: [Record] = []
+        swap(&records, &self.records)
+        var used = tapeUsed
+        while let line = lines.next() {
+            switch line {
+            case .record(let text, let number):
+                do {
+                    let document = try reader.parse(text, into: tape + used)
+                    used += document.tape.count
+                    records.append(.parsed(document, line: number))
+                } catch {
+                    records.append(.invalid(error, line: number))
+                }
+            case .tooLong(let number):
+                records.append(.tooLong(line: number))
             }
-        case .tooLong(let number):
-            records.append(.tooLong(line: number))
         }
+        tapeUsed = used
+        swap(&records, &self.records)
     }
 
     /// Empties the batch for the reader thread to fill again.

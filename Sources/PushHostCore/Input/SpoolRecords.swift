@@ -3,7 +3,7 @@
 enum SpoolRecords {
     /// The records of `bytes`, as views into them.
     static func split(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, reader: inout JSONReader) -> [LineReader.Line] {
-        let lines = LineReader(contents: bytes, maxBytes: maxBytes)
+        var lines = LineReader(contents: bytes, maxBytes: maxBytes)
         var records: [LineReader.Line] = []
         while let line = lines.next() { records.append(line) }
         if records.count > 1, bytes.count <= maxBytes, (try? reader.parse(bytes)) != nil {

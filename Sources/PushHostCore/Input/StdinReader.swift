@@ -21,7 +21,8 @@ import Glibc
 /// }
 /// ```
 final class StdinReader: @unchecked Sendable {
-    private let lines: LineReader
+    private let input: Int32
+    private let maxBytes: Int
     private let batches: [ParsedBatch]
     private let ready = PipeSemaphore()
     private let free: PipeSemaphore
@@ -37,7 +38,8 @@ final class StdinReader: @unchecked Sendable {
     /// Starts the reader thread on `fd`, with `batchCount` batches of
     /// `blockSize` bytes (or room for a line of `maxBytes`, if more).
     init(fd: Int32, maxBytes: Int, batchCount: Int = 4, blockSize: Int = 1 << 18) throws(SetupError) {
-        lines = LineReader(fd: fd, maxBytes: maxBytes)
+        input = fd
+        self.maxBytes = maxBytes
         batches = (0..<batchCount).map { _ in ParsedBatch(byteCount: max(blockSize, maxBytes + 2)) }
         free = PipeSemaphore(count: batchCount)
         var thread = pthread_t()
@@ -85,6 +87,7 @@ final class StdinReader: @unchecked Sendable {
 
     /// The reader thread: fills the batches in ring order until the input ends.
     private func readBatches() {
+        var lines = LineReader(fd: input, maxBytes: maxBytes)
         let parser = JSONReader()
         var index = 0
         while true {
@@ -100,7 +103,7 @@ final class StdinReader: @unchecked Sendable {
                     batch.isLast = true
                     break
                 }
-                while let line = lines.next() { batch.append(line, reader: parser) }
+                batch.parse(&lines, reader: parser)
                 batch.isLast = lines.finished
             } while batch.records.isEmpty && !batch.isLast
             ready.signal()
