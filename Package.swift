@@ -74,3 +74,22 @@ let package = Package(
     ] + samples.flatMap { samplePlugin($0.name, target: $0.target) }
       + swiftSamples.map { .target(name: $0.target, dependencies: ["PushHostPlugin"], path: "plugins/\($0.name)") }
 )
+
+// Micro-benchmarks (ordo-one/benchmark), only when asked for, so that
+// ordinary builds and CI do not fetch and build it:
+//     PUSHHOST_BENCHMARKS=1 swift package benchmark --target HotPath
+if Context.environment["PUSHHOST_BENCHMARKS"] == "1" {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(
+        .executableTarget(
+            name: "HotPath",
+            dependencies: [
+                "PushHostCore",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HotPath",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
+}

@@ -17,7 +17,7 @@ import Logging
 /// with its UI stage and its report line, only when all before it have.
 /// The common case, nothing pending and nothing queued, takes no queue and
 /// no allocation: one reused in-flight record serves every message.
-final class Dispatcher: CompletionSink, @unchecked Sendable {
+package final class Dispatcher: CompletionSink, @unchecked Sendable {
     enum Entry {
         case message(InFlight)
         case event(HostEvent, MessageSource)
@@ -57,7 +57,7 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     var rejectedCount = 0
     var failedCount = 0
 
-    init(plugins: PluginSet, tokens: TokenStore, report: ReportWriter?, options: DispatchOptions, logger: Logger) throws(SetupError) {
+    package init(plugins: PluginSet, tokens: TokenStore, report: ReportWriter?, options: DispatchOptions, logger: Logger) throws(SetupError) {
         self.plugins = plugins
         self.tokens = tokens
         self.report = report
@@ -102,7 +102,7 @@ final class Dispatcher: CompletionSink, @unchecked Sendable {
     // MARK: Arrival
 
     /// Takes one record: a host event or a push message.
-    func submit(_ bytes: UnsafeRawBufferPointer, source: MessageSource) {
+    package func submit(_ bytes: UnsafeRawBufferPointer, source: MessageSource) {
         do {
             submit(try reader.parse(bytes), source: source)
         } catch {

@@ -4,11 +4,11 @@
 /// while the input buffer given to ``JSONReader/parse(_:)`` is alive and unchanged, and
 /// while the reader that produced it is alive and has not parsed another input. The same
 /// holds for every ``JSONValue`` obtained from it.
-struct JSONDocument {
+package struct JSONDocument {
     /// All tokens in document order; entry 0 is the top-level value.
     let tape: UnsafeBufferPointer<JSONToken>
     /// The parsed bytes.
     let input: UnsafeRawBufferPointer
     /// The top-level value.
-    let root: JSONValue
+    package let root: JSONValue
 }

@@ -7,14 +7,14 @@
 ///
 /// The reader is non-copyable because it owns the tape memory; each returned
 /// ``JSONDocument`` borrows that memory until the next `parse` call.
-struct JSONReader: ~Copyable {
+package struct JSONReader: ~Copyable {
     /// Deepest accepted nesting of arrays and objects; the next opening bracket is an error.
     let maxDepth: Int
     private var tape: UnsafeMutablePointer<JSONToken>
     private var tapeCapacity: Int
 
     /// Creates a reader that accepts at most `maxDepth` nested arrays and objects.
-    init(maxDepth: Int = 64) {
+    package init(maxDepth: Int = 64) {
         precondition(maxDepth >= 0, "maxDepth must not be negative")
         self.maxDepth = maxDepth
         tapeCapacity = 512
@@ -29,7 +29,7 @@ struct JSONReader: ~Copyable {
     ///
     /// - Returns: a document valid until the next call and while `input` is alive and unchanged.
     /// - Throws: the ``JSONError`` of the first problem found.
-    mutating func parse(_ input: UnsafeRawBufferPointer) throws(JSONError) -> JSONDocument {
+    package mutating func parse(_ input: UnsafeRawBufferPointer) throws(JSONError) -> JSONDocument {
         if input.count > tapeCapacity {
             tape.deallocate()
             tapeCapacity = max(input.count, tapeCapacity * 2)
@@ -44,7 +44,7 @@ struct JSONReader: ~Copyable {
     ///
     /// - Returns: a document valid while `input` and `tape` are alive and unchanged.
     /// - Throws: the ``JSONError`` of the first problem found.
-    func parse(_ input: UnsafeRawBufferPointer, into tape: UnsafeMutablePointer<JSONToken>) throws(JSONError) -> JSONDocument {
+    package func parse(_ input: UnsafeRawBufferPointer, into tape: UnsafeMutablePointer<JSONToken>) throws(JSONError) -> JSONDocument {
         guard let start = input.baseAddress, !input.isEmpty else {
             throw JSONError(offset: 0, reason: JSONError.expectedValue)
         }

@@ -3,7 +3,7 @@
 /// The tape lists tokens in document order. An object's members follow it as a key
 /// (a `.string` token) and then the value's subtree; an array's elements follow it as
 /// consecutive subtrees. Offsets are 32-bit to keep the entry at 20 bytes.
-struct JSONToken: Equatable, Sendable {
+package struct JSONToken: Equatable, Sendable {
     /// Offset of the first byte: the bracket of a container, the byte after the opening
     /// quote of a string, the first character of a number or literal.
     var start: UInt32

@@ -2,7 +2,7 @@
 ///
 /// Copying a value copies three words. It has the lifetime of the document it came from:
 /// valid while that document's input is alive and its reader has not parsed again.
-struct JSONValue {
+package struct JSONValue {
     /// First token of the document's tape.
     let tape: UnsafePointer<JSONToken>
     /// First byte of the document's input.

@@ -16,7 +16,7 @@ import Synchronization
 /// The dispatch thread is the only writer of the storage; plugin threads
 /// only read it, and the accessors they call take the lock that `detach`
 /// and `reset` take too.
-final class Message: @unchecked Sendable {
+package final class Message: @unchecked Sendable {
     private(set) var source = MessageSource.stdin(line: 0)
     private(set) var layout = MessageLayout()
     /// The tape index of the target, or -1.
@@ -32,13 +32,15 @@ final class Message: @unchecked Sendable {
     /// none was, `reset()` takes no lock.
     private let handedOutAny = Atomic(false)
 
+    package init() {}
+
     deinit {
         reset()
     }
 
     /// Points the message at a parsed push payload whose telling root
     /// members are `members`, borrowing its storage.
-    func load(_ document: JSONDocument, members: RootMembers, source: MessageSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
+    package func load(_ document: JSONDocument, members: RootMembers, source: MessageSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
         self.source = source
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
         inputCount = document.input.count
@@ -67,7 +69,7 @@ final class Message: @unchecked Sendable {
     }
 
     /// Frees what the message handed out or copied; it may be loaded again.
-    func reset() {
+    package func reset() {
         if handedOutAny.load(ordering: .acquiring) {
             strings.withLock { $0.free() }
             handedOutAny.store(false, ordering: .relaxed)

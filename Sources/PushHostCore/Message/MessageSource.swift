@@ -1,5 +1,5 @@
 /// Where a record came from: a line of standard input, or a spool file.
-enum MessageSource: Equatable, Sendable {
+package enum MessageSource: Equatable, Sendable {
     case stdin(line: Int)
     /// `record` is the 1-based index within a file of several records, nil for a single one.
     case spool(file: String, record: Int?)

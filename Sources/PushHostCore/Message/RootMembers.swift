@@ -9,7 +9,7 @@ import Glibc
 /// One pass over the root finds them all; for a repeated key the first one
 /// counts, as ``JSONValue/member(named:)-(UnsafeRawBufferPointer)`` finds it.
 /// Each is the tape index of the member's value, or -1.
-struct RootMembers {
+package struct RootMembers {
     var pushhost: Int32 = -1
     var message: Int32 = -1
     var aps: Int32 = -1
@@ -22,7 +22,7 @@ struct RootMembers {
     var collapseKey: Int32 = -1
 
     /// Scans the members of `root`, an object.
-    init(_ root: JSONValue) {
+    package init(_ root: JSONValue) {
         var position = root.index + 1
         let end = root.subtreeEnd
         while position < end {

@@ -1,7 +1,7 @@
 import Logging
 
 /// The created plugins of one run, in load order, and who plays which role.
-final class PluginSet {
+package final class PluginSet {
     let instances: [PluginInstance]
     let data: [PluginInstance]
     let background: [PluginInstance]
@@ -15,7 +15,7 @@ final class PluginSet {
     /// `skipBad` is set, any refusal is a setup error, raised before any
     /// plugin is created (or, for a failed `create`, after destroying the
     /// ones already created).
-    init(
+    package init(
         catalog: PluginCatalog,
         overrides: [SettingOverride],
         skipBad: Bool,
@@ -69,7 +69,7 @@ final class PluginSet {
     }
 
     /// Calls every plugin's `destroy`, in reverse load order.
-    func destroyAll() {
+    package func destroyAll() {
         instances.reversed().forEach { $0.destroy() }
     }
 }

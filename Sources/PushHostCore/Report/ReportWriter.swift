@@ -7,7 +7,7 @@ import Glibc
 /// Lines are built in one reused buffer and written in large blocks; `flush`
 /// pushes out what is buffered (at the end of a run, and before the host
 /// waits for input, so a reader of the report is never left behind).
-final class ReportWriter {
+package final class ReportWriter {
     private let fd: Int32
     private let closeWhenDone: Bool
     private var buffer: [UInt8] = []

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The host a user might write in five minutes instead of pushhost: read
 NDJSON, json.loads each line, find its target, and call a plugin's data and
-background handlers through ctypes. Used by benchmarks/throughput.
+background handlers through ctypes. Used by Benchmarks/throughput.
 
 Usage: python_host.py DATA.so BACKGROUND.so < input.ndjson
 """
