@@ -44,7 +44,7 @@ public final class PluginHost {
     /// spool (when given) until SIGINT or SIGTERM; then finishes what is
     /// under way (pending data verdicts included, within their deadline).
     public func run(spool: Spool? = nil) throws(SetupError) {
-        let input = try StdinReader(fd: 0, maxBytes: dispatcher.options.maxBytes)
+        let input = StdinReader(fd: 0, maxBytes: dispatcher.options.maxBytes)
         let shutdown = spool == nil ? nil : ShutdownSignal.install()
         let intake = try spool.map { spool throws(SetupError) in try SpoolIntake(spool: spool, dispatcher: dispatcher, logger: logger) }
         dispatcher.recordFinished = intake.map { intake in { intake.recordFinished($0, status: $1, problem: $2) } }

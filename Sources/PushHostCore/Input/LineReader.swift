@@ -36,6 +36,8 @@ struct LineReader {
     private var skipping = false
     private var atEnd = false
     private var lineNumber = 0
+    /// How many bytes `fill(into:)` read so far.
+    private(set) var bytesRead = 0
 
     init(fd: Int32, maxBytes: Int) {
         self.fd = fd
@@ -97,6 +99,7 @@ struct LineReader {
             }
             if count == 0 { atEnd = true }
             end += count
+            bytesRead += count
             return
         }
     }

@@ -2,17 +2,20 @@
 import Glibc
 #endif
 
-/// Standard input, read, split into lines and parsed on a thread of its
-/// own, so that the dispatch thread only dispatches. Records come out in
-/// input order.
+/// Standard input, read, split into lines and parsed, once it proves long
+/// on a thread of its own, so that the dispatch thread only dispatches.
+/// Records come out in input order.
 ///
-/// The two threads pass a ring of batches. The reader thread takes the next
-/// free one, fills it with the whole lines one `read` brings, parses them,
-/// and posts it as ready; the dispatch thread takes ready batches in order
-/// and frees each once it has submitted every record in it. No line is
-/// copied on the way: a message that must outlive its batch copies itself
-/// (`Message.detach`). The ring bounds memory, since the reader thread
-/// waits while every batch is full.
+/// Lines go around a ring of batches. At first the dispatch thread fills
+/// each batch itself when it needs the next one: a short input, or one
+/// that trickles in, costs no thread. Once `threadAfter` bytes have come
+/// in, the reader thread takes over: it takes the next free batch, fills
+/// it with the whole lines one `read` brings, parses them, and posts it as
+/// ready; the dispatch thread takes ready batches in order and frees each
+/// once it has submitted every record in it. No line is copied on the way:
+/// a message that must outlive its batch copies itself (`Message.detach`).
+/// The ring bounds memory, since the reader thread waits while every batch
+/// is full.
 ///
 /// ```
 /// while !input.finished {
@@ -22,35 +25,34 @@ import Glibc
 /// ```
 final class StdinReader: @unchecked Sendable {
     private let input: Int32
-    private let maxBytes: Int
+    /// Where reading stands; the dispatch thread's until the reader thread
+    /// starts, the reader thread's after.
+    private var lines: LineReader
+    private let parser = JSONReader()
     private let batches: [ParsedBatch]
+    private let threadAfter: Int
+    private var threadStarted = false
     private let ready = PipeSemaphore()
-    private let free: PipeSemaphore
+    private let free = PipeSemaphore()
     /// The dispatch thread's place: the batch it reads, how many it took,
     /// and the next record.
     private var current: ParsedBatch?
     private var taken = 0
     private var position = 0
 
-    /// Readable when a batch is ready for `fill()`.
-    var fd: Int32 { ready.fd }
-
-    /// Starts the reader thread on `fd`, with `batchCount` batches of
-    /// `blockSize` bytes (or room for a line of `maxBytes`, if more).
-    init(fd: Int32, maxBytes: Int, batchCount: Int = 4, blockSize: Int = 1 << 18) throws(SetupError) {
+    /// Reads `fd` (standard input) into `batchCount` batches of `blockSize`
+    /// bytes (or room for a line of `maxBytes`, if more), on a thread of
+    /// its own after the first `threadAfter` bytes.
+    init(fd: Int32, maxBytes: Int, batchCount: Int = 4, blockSize: Int = 1 << 18, threadAfter: Int = 1 << 20) {
         input = fd
-        self.maxBytes = maxBytes
+        lines = LineReader(fd: fd, maxBytes: maxBytes)
         batches = (0..<batchCount).map { _ in ParsedBatch(byteCount: max(blockSize, maxBytes + 2)) }
-        free = PipeSemaphore(count: batchCount)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<StdinReader>.fromOpaque(context!).takeRetainedValue().readBatches()
-            return nil
-        }, context)
-        guard started == 0 else { throw SetupError("cannot start the thread that reads standard input") }
-        pthread_detach(thread)
+        self.threadAfter = threadAfter
     }
+
+    /// Readable when `fill()` has something to take without waiting:
+    /// standard input itself, then the reader thread's ready batches.
+    var fd: Int32 { threadStarted ? ready.fd : input }
 
     /// Whether the input ended and every record was taken.
     var finished: Bool {
@@ -66,7 +68,8 @@ final class StdinReader: @unchecked Sendable {
     }
 
     /// Frees the batch at hand, once all its records were taken, and takes
-    /// the next one, blocking until the reader thread has it ready.
+    /// the next one: read here, or from the reader thread, blocking until
+    /// it is there.
     ///
     /// - Throws: once every record read before it was taken, the error that
     ///   stopped reading.
@@ -75,39 +78,68 @@ final class StdinReader: @unchecked Sendable {
             guard position == current.records.count else { return }
             if let failure = current.failure { throw failure }
             if current.isLast { return }
-            free.signal()
+            if threadStarted { free.signal() }
         }
-        ready.wait()
         let batch = batches[taken % batches.count]
+        if threadStarted {
+            ready.wait()
+        } else {
+            Self.fill(batch, from: &lines, parser: parser)
+        }
         taken += 1
         position = 0
         current = batch
+        if !threadStarted && !batch.isLast && lines.bytesRead >= threadAfter { startThread() }
         if batch.records.isEmpty, let failure = batch.failure { throw failure }
+    }
+
+    /// Hands reading over to the reader thread, which goes on from the next
+    /// batch; every batch but the one at hand is free.
+    private func startThread() {
+        threadStarted = true
+        for _ in 1..<batches.count { free.signal() }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<StdinReader>.fromOpaque(context!).takeRetainedValue().readBatches()
+            return nil
+        }, context)
+        guard started == 0 else {
+            // No second thread: go on reading here.
+            threadStarted = false
+            return
+        }
+        pthread_detach(thread)
     }
 
     /// The reader thread: fills the batches in ring order until the input ends.
     private func readBatches() {
-        var lines = LineReader(fd: input, maxBytes: maxBytes)
-        let parser = JSONReader()
-        var index = 0
+        var lines = self.lines
+        var index = taken
         while true {
             free.wait()
             let batch = batches[index % batches.count]
             index += 1
-            batch.reset()
-            repeat {
-                do {
-                    try lines.fill(into: batch.bytes)
-                } catch {
-                    batch.failure = error
-                    batch.isLast = true
-                    break
-                }
-                batch.parse(&lines, reader: parser)
-                batch.isLast = lines.finished
-            } while batch.records.isEmpty && !batch.isLast
+            Self.fill(batch, from: &lines, parser: parser)
             ready.signal()
             if batch.isLast { return }
         }
+    }
+
+    /// Empties `batch` and fills it with the next whole lines of input,
+    /// parsed: what one read brings, or more reads while no line is whole.
+    private static func fill(_ batch: ParsedBatch, from lines: inout LineReader, parser: borrowing JSONReader) {
+        batch.reset()
+        repeat {
+            do {
+                try lines.fill(into: batch.bytes)
+            } catch {
+                batch.failure = error
+                batch.isLast = true
+                return
+            }
+            batch.parse(&lines, reader: parser)
+            batch.isLast = lines.finished
+        } while batch.records.isEmpty && !batch.isLast
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// Standard input is read and parsed on a thread of its own, in blocks of
-/// 256 KiB passed around a ring of four: these inputs span many blocks, so
-/// lines straddle blocks, the ring wraps, and messages outlive their block.
+/// Standard input is read and parsed in blocks of 256 KiB passed around a
+/// ring of four, on a thread of its own after the first MiB: these inputs
+/// span many blocks, so lines straddle blocks, the ring wraps, reading
+/// moves to its thread midway, and messages outlive their block.
 @Suite struct LargeInputTests {
     static let targets = ["issues", "supplies", "orders", "alerts", "chat"]
 
