@@ -10,6 +10,7 @@ final class InFlight {
     /// Whether any answer so far is failed, or suppress.
     var anyFailed = false
     var anySuppressed = false
+    /// Why, when any answer is failed.
     var errors: [String] = []
     /// Whether a `complete` is awaited, and until when (monotonic ns).
     var isWaiting = false
@@ -41,9 +42,9 @@ final class InFlight {
     func recycle() {
         message.reset()
         next = 0
+        if anyFailed { errors.removeAll(keepingCapacity: true) }
         anyFailed = false
         anySuppressed = false
-        if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         isWaiting = false
     }
 }

@@ -39,7 +39,27 @@ struct JSONScanner {
 
     /// Validates a string body that starts at `start`, just after the opening quote.
     /// - Returns: the position of the closing quote and whether the body contains an escape.
+    ///
+    /// Inlined where strings are read: a plain ASCII string, the common
+    /// case, costs no call; anything else goes on in ``stringRest(from:)``.
+    @inline(__always)
     func string(from start: UnsafePointer<UInt8>) throws(JSONError) -> (close: UnsafePointer<UInt8>, isEscaped: Bool) {
+        var p = start
+        while end - p >= 8 {
+            let special = Self.specialBytes(UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)))
+            if special != 0 {
+                p += special.trailingZeroBitCount &>> 3
+                if p.pointee == UInt8(ascii: "\"") { return (p, false) }
+                break
+            }
+            p += 8
+        }
+        return try stringRest(from: p)
+    }
+
+    /// ``string(from:)`` from `start`, inside a string whose bytes before
+    /// `start` are plain ASCII.
+    func stringRest(from start: UnsafePointer<UInt8>) throws(JSONError) -> (close: UnsafePointer<UInt8>, isEscaped: Bool) {
         var p = start
         var isEscaped = false
         while true {

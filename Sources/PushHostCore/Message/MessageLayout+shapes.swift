@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Telling the payload shapes apart, and where each keeps its fields.
 extension MessageLayout {
     /// The layout of the push payload `root`, an object whose telling
@@ -41,7 +45,7 @@ extension MessageLayout {
         id = scalar(members.messageID)
         statedPriority = member(members.priority, .string).map { $0.isString("high") ? .high : .normal }
         contentAvailable = member(members.contentAvailable, .true) != nil
-        if let to = member(members.to, .string), to.rawBytes.starts(with: "/topics/".utf8) {
+        if let to = member(members.to, .string), to.rawBytes.count >= 8, memcmp(to.rawBytes.baseAddress!, "/topics/", 8) == 0 {
             topic = to.tapeIndex
             topicHasPrefix = true
         }
