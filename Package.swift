@@ -44,10 +44,13 @@ let package = Package(
     targets: [
         // The public C header, imported by Swift through include/module.modulemap.
         .systemLibrary(name: "CPushHost", path: "include"),
+        // The JSON reader's 16-byte vector step (SSE2 intrinsics).
+        .target(name: "CJSONScan"),
         .target(
             name: "PushHostCore",
             dependencies: [
                 "CPushHost",
+                "CJSONScan",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

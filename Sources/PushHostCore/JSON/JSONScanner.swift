@@ -1,3 +1,5 @@
+import CJSONScan
+
 /// Lexical scanning over the raw bytes of one input: whitespace, strings, numbers, literals.
 ///
 /// Every scan takes a pointer inside `base..<end` and returns the pointer just past what
@@ -45,14 +47,14 @@ struct JSONScanner {
     @inline(__always)
     func string(from start: UnsafePointer<UInt8>) throws(JSONError) -> (close: UnsafePointer<UInt8>, isEscaped: Bool) {
         var p = start
-        while end - p >= 8 {
-            let special = Self.specialBytes(UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)))
+        while end - p >= 16 {
+            let special = json_scan_special16(p)
             if special != 0 {
-                p += special.trailingZeroBitCount &>> 3
+                p += special.trailingZeroBitCount
                 if p.pointee == UInt8(ascii: "\"") { return (p, false) }
-                break
+                return try stringRest(from: p)
             }
-            p += 8
+            p += 16
         }
         return try stringRest(from: p)
     }

@@ -1,0 +1,2 @@
+/* The vector step is all inline, in include/json_scan.h. */
+#include "json_scan.h"
