@@ -84,7 +84,9 @@ final class StdinReader: @unchecked Sendable {
         if threadStarted {
             ready.wait()
         } else {
-            Self.fill(batch, from: &lines, parser: parser)
+            // One read only: the run loop polls the spool beside standard
+            // input, and must not wait here for the rest of a line.
+            Self.fill(batch, from: &lines, parser: parser, wholeLinesOnly: false)
         }
         taken += 1
         position = 0
@@ -120,15 +122,17 @@ final class StdinReader: @unchecked Sendable {
             free.wait()
             let batch = batches[index % batches.count]
             index += 1
-            Self.fill(batch, from: &lines, parser: parser)
+            Self.fill(batch, from: &lines, parser: parser, wholeLinesOnly: true)
             ready.signal()
             if batch.isLast { return }
         }
     }
 
     /// Empties `batch` and fills it with the next whole lines of input,
-    /// parsed: what one read brings, or more reads while no line is whole.
-    private static func fill(_ batch: ParsedBatch, from lines: inout LineReader, parser: borrowing JSONReader) {
+    /// parsed: what one read brings, or with `wholeLinesOnly`, more reads
+    /// while no line is whole. (A line left unfinished moves on to the next
+    /// batch with the next read.)
+    private static func fill(_ batch: ParsedBatch, from lines: inout LineReader, parser: borrowing JSONReader, wholeLinesOnly: Bool) {
         batch.reset()
         repeat {
             do {
@@ -140,6 +144,6 @@ final class StdinReader: @unchecked Sendable {
             }
             batch.parse(&lines, reader: parser)
             batch.isLast = lines.finished
-        } while batch.records.isEmpty && !batch.isLast
+        } while wholeLinesOnly && batch.records.isEmpty && !batch.isLast
     }
 }
