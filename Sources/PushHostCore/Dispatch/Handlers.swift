@@ -4,8 +4,9 @@ import CPushHost
 /// calls it without touching a Swift object (and so without reference
 /// counting per message).
 struct Handler {
-    /// The plugin's position among its role's plugins (`PluginSet.data`,
-    /// `.background`), or in the screen list, for its name in the report.
+    /// The plugin's position in the list its table was made from (the
+    /// data plugins, the background plugins, the visible screens), where
+    /// the report finds its name.
     let position: Int
     let state: UnsafeMutableRawPointer?
     let raw: ph_plugin
