@@ -48,10 +48,10 @@ extension Dispatcher {
             line.bytes.append(UInt8(ascii: "["))
             for index in 0..<flight.next {
                 if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
-                var item = JSONLine(bytes: line.bytes)
-                item.string("plugin", plugins.data[index].name)
-                item.string("verdict", flight.verdicts[index].rawValue)
-                line.bytes = item.closed()
+                line.object { item in
+                    item.string("plugin", plugins.data[index].name)
+                    item.string("verdict", flight.verdicts[index].rawValue)
+                }
             }
             line.bytes.append(UInt8(ascii: "]"))
             switch called {

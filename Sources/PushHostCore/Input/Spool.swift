@@ -68,17 +68,17 @@ public struct Spool: Sendable {
         var destination = cur
         if !problems.isEmpty {
             destination = failed
-            var line = JSONLine(bytes: [])
+            var line = JSONLine()
             line.string("file", name)
             line.key("records")
             line.bytes.append(UInt8(ascii: "["))
             for (index, problem) in problems.enumerated() {
                 if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
-                var item = JSONLine(bytes: line.bytes)
-                if let record = problem.record { item.number("record", record) }
-                item.string("status", problem.status)
-                item.string("error", problem.reason)
-                line.bytes = item.closed()
+                line.object { item in
+                    if let record = problem.record { item.number("record", record) }
+                    item.string("status", problem.status)
+                    item.string("error", problem.reason)
+                }
             }
             line.bytes.append(UInt8(ascii: "]"))
             let report = line.finished()

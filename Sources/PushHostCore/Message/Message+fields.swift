@@ -59,7 +59,7 @@ extension Message {
     /// The whole normalized message:
     /// `{"id","target","format","priority","content_available","notification","data","topic","collapse_key","source"}`.
     func normalizedJSON() -> [UInt8] {
-        var line = JSONLine(bytes: [])
+        var line = JSONLine()
         line.key("id")
         appendIDJSON(to: &line.bytes)
         line.key("target")

@@ -24,7 +24,7 @@ package enum MessageSource: Equatable, Sendable {
 
     /// `{"kind":"stdin","line":7}` or `{"kind":"spool","file":"x.json"}`.
     func appendJSON(to bytes: inout [UInt8]) {
-        var line = JSONLine(bytes: bytes)
+        var line = JSONLine(appendingTo: &bytes)
         switch self {
         case .stdin(let number):
             line.string("kind", "stdin")

@@ -37,7 +37,7 @@ extension PluginCatalog {
     public func jsonListing() -> String {
         var bytes: [UInt8] = []
         for entry in entries {
-            var line = JSONLine(bytes: bytes)
+            var line = JSONLine(appendingTo: &bytes)
             line.string("file", entry.file)
             switch entry.outcome {
             case .failure(let refusal):

@@ -34,8 +34,7 @@ package final class ReportWriter {
 
     /// Appends one line through `build`, which writes a JSON object into the buffer.
     func line(_ build: (inout JSONLine) -> Void) {
-        var line = JSONLine(bytes: buffer)
-        buffer = []
+        var line = JSONLine(appendingTo: &buffer)
         build(&line)
         buffer = line.finished()
         if buffer.count >= 1 << 16 { flush() }
@@ -50,13 +49,32 @@ package final class ReportWriter {
 }
 
 /// A JSON object being written, one member at a time.
+///
+/// It writes into an array it holds alone, so that appending never copies
+/// what is there already: `init(appendingTo:)` takes the caller's bytes
+/// over, and `finished()` or `closed()` hands them back.
 struct JSONLine {
     var bytes: [UInt8]
     private var first = true
 
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
+    /// A new object in a new array.
+    init() {
+        bytes = [UInt8(ascii: "{")]
+    }
+
+    /// An object after the bytes of `bytes`, which it takes over, leaving
+    /// them empty until the caller takes them back.
+    init(appendingTo bytes: inout [UInt8]) {
+        self.bytes = []
+        swap(&self.bytes, &bytes)
         self.bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Appends, as a value, the object that `build` writes.
+    mutating func object(_ build: (inout JSONLine) -> Void) {
+        var item = JSONLine(appendingTo: &bytes)
+        build(&item)
+        bytes = item.closed()
     }
 
     /// Starts the member `key`; the caller appends its value to `bytes`.
@@ -68,16 +86,23 @@ struct JSONLine {
         bytes.append(contentsOf: "\":".utf8)
     }
 
-    /// The object's bytes, closed and ended with a newline.
-    consuming func finished() -> [UInt8] {
+    /// The object's bytes, closed and ended with a newline, handed back.
+    mutating func finished() -> [UInt8] {
         bytes.append(contentsOf: "}\n".utf8)
-        return bytes
+        return handBack()
     }
 
-    /// The object's bytes, closed, to nest inside another value.
-    consuming func closed() -> [UInt8] {
+    /// The object's bytes, closed, to nest inside another value, handed back.
+    mutating func closed() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
-        return bytes
+        return handBack()
+    }
+
+    /// The bytes, moved out: the caller holds them alone, so its next append copies nothing.
+    private mutating func handBack() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &bytes)
+        return out
     }
 
     mutating func string(_ key: StaticString, _ value: String?) {
