@@ -84,9 +84,7 @@ final class StdinReader: @unchecked Sendable {
         if threadStarted {
             ready.wait()
         } else {
-            // One read only: the run loop polls the spool beside standard
-            // input, and must not wait here for the rest of a line.
-            Self.fill(batch, from: &lines, parser: parser, wholeLinesOnly: false)
+            Self.fill(batch, from: &lines, parser: parser)
         }
         taken += 1
         position = 0
@@ -122,28 +120,27 @@ final class StdinReader: @unchecked Sendable {
             free.wait()
             let batch = batches[index % batches.count]
             index += 1
-            Self.fill(batch, from: &lines, parser: parser, wholeLinesOnly: true)
+            Self.fill(batch, from: &lines, parser: parser)
             ready.signal()
             if batch.isLast { return }
         }
     }
 
-    /// Empties `batch` and fills it with the next whole lines of input,
-    /// parsed: what one read brings, or with `wholeLinesOnly`, more reads
-    /// while no line is whole. (A line left unfinished moves on to the next
-    /// batch with the next read.)
-    private static func fill(_ batch: ParsedBatch, from lines: inout LineReader, parser: borrowing JSONReader, wholeLinesOnly: Bool) {
+    /// Empties `batch` and fills it with the whole lines of what one read
+    /// of input brings, parsed. One read only, so that the dispatch thread,
+    /// which polls the spool beside standard input, never waits here for the
+    /// rest of a line: a line left unfinished moves on to the next batch,
+    /// and a batch may hold no record.
+    private static func fill(_ batch: ParsedBatch, from lines: inout LineReader, parser: borrowing JSONReader) {
         batch.reset()
-        repeat {
-            do {
-                try lines.fill(into: batch.bytes)
-            } catch {
-                batch.failure = error
-                batch.isLast = true
-                return
-            }
-            batch.parse(&lines, reader: parser)
-            batch.isLast = lines.finished
-        } while wholeLinesOnly && batch.records.isEmpty && !batch.isLast
+        do {
+            try lines.fill(into: batch.bytes)
+        } catch {
+            batch.failure = error
+            batch.isLast = true
+            return
+        }
+        batch.parse(&lines, reader: parser)
+        batch.isLast = lines.finished
     }
 }
