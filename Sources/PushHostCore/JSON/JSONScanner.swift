@@ -46,16 +46,8 @@ struct JSONScanner {
     /// case, costs no call; anything else goes on in ``stringRest(from:)``.
     @inline(__always)
     func string(from start: UnsafePointer<UInt8>) throws(JSONError) -> (close: UnsafePointer<UInt8>, isEscaped: Bool) {
-        var p = start
-        while end - p >= 16 {
-            let special = json_scan_special16(p)
-            if special != 0 {
-                p += special.trailingZeroBitCount
-                if p.pointee == UInt8(ascii: "\"") { return (p, false) }
-                return try stringRest(from: p)
-            }
-            p += 16
-        }
+        let p = plainRun(from: start)
+        if p < end && p.pointee == UInt8(ascii: "\"") { return (p, false) }
         return try stringRest(from: p)
     }
 
@@ -65,15 +57,7 @@ struct JSONScanner {
         var p = start
         var isEscaped = false
         while true {
-            while end - p >= 8 {
-                let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-                let special = Self.specialBytes(word)
-                if special != 0 {
-                    p += special.trailingZeroBitCount &>> 3
-                    break
-                }
-                p += 8
-            }
+            p = plainRun(from: p)
             guard p < end else { throw error(JSONError.unterminatedString, at: end) }
             switch p.pointee {
             case UInt8(ascii: "\""):
@@ -83,27 +67,29 @@ struct JSONScanner {
                 p = try escape(at: p)
             case 0..<0x20:
                 throw error(JSONError.controlCharacter, at: p)
-            case 0x80...:
-                p = try utf8Sequence(at: p)
             default:
-                p += 1
+                p = try utf8Sequence(at: p)
             }
         }
     }
 
-    /// Marks, in the high bit of each byte, the bytes of `word` that end a plain ASCII run
-    /// inside a string: `"`, `\`, control characters and non-ASCII bytes.
-    ///
-    /// The lowest marked byte is always a true match (carries only create false marks above
-    /// a true one), so `trailingZeroBitCount / 8` is the index of the first special byte.
-    static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quotes = word ^ (ones &* 0x22)
-        let backslashes = word ^ (ones &* 0x5C)
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & (ones &* 0x80)
+    /// The first byte from `start` on that ends a plain ASCII run inside a
+    /// string (`"`, `\`, a control character, a non-ASCII byte), or `end`:
+    /// 16 bytes a step (`json_scan_special16`), then one at a time.
+    @inline(__always)
+    func plainRun(from start: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        var p = start
+        while end - p >= 16 {
+            let special = json_scan_special16(p)
+            if special != 0 { return p + special.trailingZeroBitCount }
+            p += 16
+        }
+        while p < end {
+            let c = p.pointee
+            guard c >= 0x20, c < 0x80, c != UInt8(ascii: "\""), c != UInt8(ascii: "\\") else { break }
+            p += 1
+        }
+        return p
     }
 
     /// Validates the escape whose backslash is at `p`, including surrogate pairing.

@@ -1,9 +1,9 @@
 import Testing
 @testable import PushHostCore
 
-/// The string scan steps over plain ASCII 16 bytes at a time, then 8, then
-/// one: each kind of byte that ends a plain run is placed at every offset
-/// of strings long enough to cross those steps, and must be found there.
+/// The string scan steps over plain ASCII 16 bytes at a time, then one at
+/// a time: each kind of byte that ends a plain run is placed at every
+/// offset of strings long enough to cross those steps, and must be found there.
 @Suite("JSONReader string scan at every offset")
 struct JSONReaderStringScanTests {
     /// `{"k":"` then `text`, closed; the string's first byte is at offset 6.
@@ -41,20 +41,17 @@ struct JSONReaderStringScanTests {
         #expect(bytes == text)
     }
 
-    @Test("a control character is rejected at its offset", arguments: offsets)
-    func control(_ offset: Int) {
-        var reader = JSONReader()
-        let text = Array(repeating: UInt8(ascii: "a"), count: offset) + [0x09] + Array(repeating: UInt8(ascii: "b"), count: 20)
-        #expect(throws: JSONError(offset: 6 + offset, reason: JSONError.controlCharacter)) {
-            try reader.parse(Self.document(text)) { _ in }
-        }
-    }
+    /// A byte a string may not hold, and why.
+    static let refusedBytes: [(byte: UInt8, reason: String)] = [
+        (0x09, JSONError.controlCharacter),
+        (0xFF, JSONError.invalidUTF8),
+    ]
 
-    @Test("an invalid UTF-8 byte is rejected at its offset", arguments: offsets)
-    func invalidUTF8(_ offset: Int) {
+    @Test("a byte a string may not hold is rejected at its offset", arguments: refusedBytes, offsets)
+    func refusedByte(_ refused: (byte: UInt8, reason: String), _ offset: Int) {
         var reader = JSONReader()
-        let text = Array(repeating: UInt8(ascii: "a"), count: offset) + [0xFF] + Array(repeating: UInt8(ascii: "b"), count: 20)
-        #expect(throws: JSONError(offset: 6 + offset, reason: JSONError.invalidUTF8)) {
+        let text = Array(repeating: UInt8(ascii: "a"), count: offset) + [refused.byte] + Array(repeating: UInt8(ascii: "b"), count: 20)
+        #expect(throws: JSONError(offset: 6 + offset, reason: refused.reason)) {
             try reader.parse(Self.document(text)) { _ in }
         }
     }
