@@ -107,15 +107,18 @@ package struct JSONReader: ~Copyable {
                     p = try scanner.number(at: p)
                     stop = p
                     kind = .number
-                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                    let (text, literal): (StaticString, JSONKind) = switch p.pointee {
-                    case UInt8(ascii: "t"): ("true", .true)
-                    case UInt8(ascii: "f"): ("false", .false)
-                    default: ("null", .null)
-                    }
-                    p = try scanner.literal(text, at: p)
+                case UInt8(ascii: "t"):
+                    p = try scanner.literal("true", at: p)
                     stop = p
-                    kind = literal
+                    kind = .true
+                case UInt8(ascii: "f"):
+                    p = try scanner.literal("false", at: p)
+                    stop = p
+                    kind = .false
+                case UInt8(ascii: "n"):
+                    p = try scanner.literal("null", at: p)
+                    stop = p
+                    kind = .null
                 default:
                     throw scanner.valueError(at: p, inArray: depth > 0 && !inObject)
                 }

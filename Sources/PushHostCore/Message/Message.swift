@@ -123,10 +123,10 @@ package final class Message: @unchecked Sendable {
         for part in parts.reversed() {
             switch part {
             case .object(let index, let withoutAPS):
-                if withoutAPS && key.elementsEqual("aps".utf8) { continue }
+                if withoutAPS && key.equals("aps") { continue }
                 if let value = root.at(index).member(named: key) { return value }
             case .member(let field, let index):
-                if key.elementsEqual(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount)) {
+                if key.equals(field.name) {
                     return root.at(index)
                 }
             }

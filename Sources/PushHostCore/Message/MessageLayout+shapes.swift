@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Telling the payload shapes apart, and where each keeps its fields.
 extension MessageLayout {
     /// The layout of the push payload `root`, an object whose telling
@@ -45,7 +41,7 @@ extension MessageLayout {
         id = scalar(members.messageID)
         statedPriority = member(members.priority, .string).map { $0.isString("high") ? .high : .normal }
         contentAvailable = member(members.contentAvailable, .true) != nil
-        if let to = member(members.to, .string), to.rawBytes.count >= 8, memcmp(to.rawBytes.baseAddress!, "/topics/", 8) == 0 {
+        if let to = member(members.to, .string), to.rawBytes.hasPrefix("/topics/") {
             topic = to.tapeIndex
             topicHasPrefix = true
         }

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The members of a record's root object that decide what the record is:
 /// a host event (`pushhost`), and the keys that tell the payload shapes
 /// apart and hold GCM's fields.
@@ -40,7 +36,7 @@ package struct RootMembers {
     /// Records `value` under the field whose key is `key`, unless one was found before.
     private mutating func note(_ key: UnsafeRawBufferPointer, value: Int32) {
         func claim(_ field: inout Int32, _ name: StaticString) {
-            if field < 0 && Self.equal(key, name) { field = value }
+            if field < 0 && key.equals(name) { field = value }
         }
         switch key.count {
         case 2: claim(&to, "to")
@@ -57,10 +53,5 @@ package struct RootMembers {
         case 17: claim(&contentAvailable, "content_available")
         default: break
         }
-    }
-
-    private static func equal(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
-        key.count == name.utf8CodeUnitCount
-            && memcmp(key.baseAddress!, name.utf8Start, key.count) == 0
     }
 }
