@@ -77,15 +77,10 @@ import Testing
         let scratch = try Scratch()
         let plugins = try scratch.probe("bg", [.background])
         let report = scratch.file("report.ndjson")
-        let script = #"""
+        let script = ShellScript.waitFor + #"""
             {
               printf '%s\n' '{"message_id":"first","data":{"rx_gcm_key_target":"a"}}'
-              tries=0
-              until grep -q '"first"' "$REPORT" 2>/dev/null; do
-                tries=$((tries + 1))
-                if [ $tries -gt 400 ]; then echo "no report line for the first message" >&2; break; fi
-                sleep 0.05
-              done
+              wait_for '"first"' "$REPORT" "no report line for the first message"
               printf '%s' '{"message_id":"second","data":{"rx_gc'
               sleep 0.2
               printf '%s' 'm_key_target":"b"}}'

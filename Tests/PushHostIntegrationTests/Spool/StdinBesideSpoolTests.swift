@@ -7,7 +7,7 @@ import Testing
     @Test func aSpoolFileIsHandledWhileStandardInputHoldsHalfALine() throws {
         let scratch = try Scratch()
         let plugins = try scratch.probe("bg", [.background])
-        let script = #"""
+        let script = ShellScript.waitFor + #"""
             fifo="$WORK/stdin.fifo"
             mkfifo "$fifo"
             "$PUSHHOST" run --watch "$SPOOL" --state "$STATE" --report "$REPORT" "$@" < "$fifo" 2> "$WORK/host.log" &
@@ -16,19 +16,9 @@ import Testing
             printf '%s' '{"message_id":"stdin","data":{' >&3
             sleep 0.3
             printf '%s' '{"message_id":"spooled","data":{"rx_gcm_key_target":"b"}}' | "$PUSHHOST" send --to "$SPOOL" > /dev/null
-            tries=0
-            until grep -q '"spooled"' "$REPORT" 2>/dev/null; do
-              tries=$((tries + 1))
-              if [ $tries -gt 200 ]; then echo "the spool file waited for standard input" >&2; break; fi
-              sleep 0.05
-            done
+            wait_for '"spooled"' "$REPORT" "the spool file waited for standard input"
             printf '%s\n' '"rx_gcm_key_target":"a"}}' >&3
-            tries=0
-            until grep -q '"stdin"' "$REPORT" 2>/dev/null; do
-              tries=$((tries + 1))
-              if [ $tries -gt 200 ]; then echo "the line on standard input was never handled" >&2; break; fi
-              sleep 0.05
-            done
+            wait_for '"stdin"' "$REPORT" "the line on standard input was never handled"
             exec 3>&-
             kill -TERM $host
             wait $host
