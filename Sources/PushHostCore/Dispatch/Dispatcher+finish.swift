@@ -32,11 +32,12 @@ extension Dispatcher {
             called = runUIStage(flight.message)
             if case .nobody = called { status = .undelivered } else { status = .delivered }
         }
-        if let report { write(flight, status: status, called: called, to: report) }
-        recordFinished?(flight.message.source, status.rawValue, status == .failed ? flight.errors.joined(separator: "; ") : nil)
+        let problem = flight.anyFailed ? flight.errors.joined(separator: "; ") : nil
+        if let report { write(flight, status: status, called: called, problem: problem, to: report) }
+        recordFinished?(flight.message.source, status.rawValue, problem)
     }
 
-    private func write(_ flight: InFlight, status: Status, called: Called, to report: ReportWriter) {
+    private func write(_ flight: InFlight, status: Status, called: Called, problem: String?, to report: ReportWriter) {
         report.line { line in
             line.key("id")
             flight.message.appendIDJSON(to: &line.bytes)
@@ -59,7 +60,7 @@ extension Dispatcher {
             case .background: line.strings("ui", plugins.background.map(\.name))
             case .screen(let position, _): line.strings("ui", [visible.names[position]])
             }
-            line.string("error", flight.errors.isEmpty ? nil : flight.errors.joined(separator: "; "))
+            line.string("error", problem)
             line.key("source")
             flight.message.source.appendJSON(to: &line.bytes)
         }
@@ -76,10 +77,11 @@ extension Dispatcher {
             return background.isEmpty ? .nobody : .background
         }
         let matched = message.withTarget { target in target.flatMap { screens.claiming($0) } }
-        if let screen = matched {
-            guard let onTarget = screen.handler.raw.on_target else { return .nobody }
-            onTarget(screen.handler.state, message.opaque)
-            return .screen(screen.handler.position, .target)
+        if let position = matched {
+            let screen = screens.screens[position].handler
+            guard let onTarget = screen.raw.on_target else { return .nobody }
+            onTarget(screen.state, message.opaque)
+            return .screen(position, .target)
         }
         let top = screens.screens[0]
         guard let onMismatch = top.handler.raw.on_mismatch else { return .nobody }

@@ -4,15 +4,10 @@ import CPushHost
 /// calls it without touching a Swift object (and so without reference
 /// counting per message).
 struct Handler {
-    /// The plugin's position in the list its table was made from (the
-    /// data plugins, the background plugins, the visible screens), where
-    /// the report finds its name.
-    let position: Int
     let state: UnsafeMutableRawPointer?
     let raw: ph_plugin
 
-    init(_ plugin: PluginInstance, position: Int) {
-        self.position = position
+    init(_ plugin: PluginInstance) {
         state = plugin.state
         raw = plugin.descriptor.raw
     }
@@ -32,7 +27,7 @@ struct Handlers {
     private static func table(_ plugins: [PluginInstance]) -> UnsafeMutableBufferPointer<Handler> {
         let table = UnsafeMutableBufferPointer<Handler>.allocate(capacity: max(plugins.count, 1))
         for (position, plugin) in plugins.enumerated() {
-            (table.baseAddress! + position).initialize(to: Handler(plugin, position: position))
+            (table.baseAddress! + position).initialize(to: Handler(plugin))
         }
         return UnsafeMutableBufferPointer(rebasing: table[..<plugins.count])
     }

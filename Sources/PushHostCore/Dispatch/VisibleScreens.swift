@@ -43,18 +43,18 @@ struct VisibleScreens {
                 span += 1
             }
             let own = UnsafeBufferPointer(rebasing: spans[first..<span])
-            (all.baseAddress! + position).initialize(to: Screen(handler: Handler(plugin, position: position), targets: own))
+            (all.baseAddress! + position).initialize(to: Screen(handler: Handler(plugin), targets: own))
         }
         screens = UnsafeMutableBufferPointer(rebasing: all[..<plugins.count])
     }
 
     var isEmpty: Bool { screens.isEmpty }
 
-    /// The first screen whose targets hold `target` (UTF-8).
-    func claiming(_ target: UnsafeRawBufferPointer) -> Screen? {
-        for screen in screens {
+    /// The position of the first screen whose targets hold `target` (UTF-8).
+    func claiming(_ target: UnsafeRawBufferPointer) -> Int? {
+        for (position, screen) in screens.enumerated() {
             for candidate in screen.targets where candidate.count == target.count {
-                if target.isEmpty || memcmp(candidate.baseAddress!, target.baseAddress!, target.count) == 0 { return screen }
+                if target.isEmpty || memcmp(candidate.baseAddress!, target.baseAddress!, target.count) == 0 { return position }
             }
         }
         return nil
