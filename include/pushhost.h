@@ -1,5 +1,5 @@
 /*
- * pushhost.h: the plugin ABI of pushhost, version 1.0.
+ * pushhost.h: the plugin ABI of pushhost, version 1.1.
  *
  * A plugin is a shared library that exports one symbol, ph_plugin_entry,
  * which returns a static descriptor (ph_plugin). The host reads the
@@ -74,7 +74,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 0
+#define PH_ABI_MINOR 1
 
 /* Marks ph_plugin_entry as exported even under -fvisibility=hidden. */
 #define PH_EXPORT __attribute__((visibility("default")))
@@ -106,6 +106,14 @@ typedef enum ph_verdict {
     PH_FAILED = 2,   /* skip the UI stage and report a failure */
     PH_PENDING = 3   /* the answer comes later, once, through host->complete */
 } ph_verdict;
+
+/* What a source learns once its record's report line is written (see
+ * ph_intake). Added in 1.1. */
+typedef enum ph_result {
+    PH_DONE = 0,     /* handled, whatever its status (delivered, suppressed, undelivered, an event applied) */
+    PH_RETRY = 1,    /* a plugin failed, crashed or timed out: a later try may succeed */
+    PH_REJECTED = 2  /* the record is bad (not JSON, too big, unknown event ...): no try will succeed */
+} ph_result;
 
 /* Levels for host->log. */
 typedef enum ph_log_level {
@@ -228,12 +236,103 @@ struct ph_plugin {
      * plugin; valid until destroy() returns. */
     const void *PH_NULLABLE (*PH_NULLABLE get_extension)(void *PH_NULLABLE self,
                                                          const char *PH_NONNULL id);
+
+    /* Added in 1.1; a 1.0 plugin's descriptor ends before it and reads as NULL. */
+
+    /* [dispatch thread] A person acted on a notification of message m. action is
+     * "tap" for the notification itself, else the id of one of m's
+     * notification.actions; input is the text of a reply action, or NULL. All
+     * three are borrowed until the call returns. */
+    void (*PH_NULLABLE on_action)(void *PH_NULLABLE self, const ph_message *PH_NONNULL m,
+                                  const char *PH_NONNULL action, const char *PH_NULLABLE input);
 };
 
 /* The first fields of every ph_plugin, for a designated initializer:
  *   static const ph_plugin plugin = { PH_PLUGIN_HEADER, .name = "x", ... }; */
 #define PH_PLUGIN_HEADER                                                                           \
     .struct_size = sizeof(ph_plugin), .abi_major = PH_ABI_MAJOR, .abi_minor = PH_ABI_MINOR
+
+/* ---- Extensions (1.1) ------------------------------------------------------
+ * Optional abilities, found by id. A plugin offers one by returning its table
+ * from its own get_extension(self, id); the host offers one through
+ * host->get_extension(host, id). Every table starts with struct_size, and a
+ * reader uses a field only when struct_size covers it. */
+
+/* Plugin extensions (the plugin's get_extension returns them): */
+#define PH_EXT_INTERCEPTOR "ph.interceptor/1"
+#define PH_EXT_SOURCE "ph.source/1"
+/* Host extensions (host->get_extension returns them): */
+#define PH_EXT_CHAIN "ph.chain/1"
+#define PH_EXT_INTAKE "ph.intake/1"
+
+/* Opaque: one message on its way through the interceptors. Valid from
+ * intercept() until the call of proceed or stop that ends it. */
+typedef struct ph_chain ph_chain;
+
+/* PH_EXT_INTERCEPTOR: a plugin that wraps each push message's way through
+ * the host. Interceptors run in load order, before the data stage. */
+typedef struct ph_interceptor {
+    uint32_t struct_size; /* sizeof(ph_interceptor) as the plugin was built */
+    /* [dispatch thread] Sees each push message before the data stage. Must end,
+     * now or later and from any thread, with exactly one call of the chain's
+     * proceed or stop. */
+    void (*PH_NONNULL intercept)(void *PH_NULLABLE self, ph_chain *PH_NONNULL chain);
+    /* [dispatch thread] May be NULL. The report line of a message this
+     * interceptor proceeded, once it is written (the output side of the chain).
+     * m and report_line are borrowed until the call returns. */
+    void (*PH_NULLABLE on_outcome)(void *PH_NULLABLE self, const ph_message *PH_NONNULL m,
+                                   const char *PH_NONNULL report_line);
+} ph_interceptor;
+
+/* PH_EXT_CHAIN: what an interceptor may do with its chain. Owned by the host;
+ * valid until destroy() returns. */
+typedef struct ph_chain_api {
+    uint32_t struct_size; /* sizeof(ph_chain_api) as the host was built */
+    /* [thread-safe] The message as it stands, earlier interceptors' edits
+     * applied. Borrowed until the chain ends. */
+    const ph_message *PH_NONNULL (*PH_NONNULL message)(ph_chain *PH_NONNULL chain);
+    /* [thread-safe] Sets the normalized field at a dotted path to a JSON value
+     * (text, copied), or removes it when json is NULL. 0, or -1 with the
+     * message unchanged. */
+    int (*PH_NONNULL set)(ph_chain *PH_NONNULL chain, const char *PH_NONNULL path,
+                          const char *PH_NULLABLE json);
+    /* [thread-safe] Passes the message on: to the next interceptor, else the
+     * data stage. Ends the chain for this interceptor. */
+    void (*PH_NONNULL proceed)(ph_chain *PH_NONNULL chain);
+    /* [thread-safe] Ends the message here, PH_SUPPRESS or PH_FAILED, with a
+     * reason for the report (copied; may be NULL). */
+    void (*PH_NONNULL stop)(ph_chain *PH_NONNULL chain, ph_verdict verdict,
+                            const char *PH_NULLABLE reason);
+} ph_chain_api;
+
+/* PH_EXT_SOURCE: a plugin that produces records (a transport: a socket, a
+ * bus, a broker), which it hands to the host through PH_EXT_INTAKE. A host
+ * with a source plugin runs until SIGINT or SIGTERM. */
+typedef struct ph_source {
+    uint32_t struct_size; /* sizeof(ph_source) as the plugin was built */
+    /* [dispatch thread] Start producing records through ph.intake/1, from the
+     * plugin's own threads. 0, or -1 (logged; the host stops with exit 1).
+     * Called once, after every plugin was created. */
+    int (*PH_NONNULL start)(void *PH_NULLABLE self);
+    /* [dispatch thread] Stop producing, promptly: called at shutdown before the
+     * host drains what is under way. From then on submit returns -1. */
+    void (*PH_NONNULL stop)(void *PH_NULLABLE self);
+} ph_source;
+
+/* PH_EXT_INTAKE: how any plugin hands the host a record, as standard input
+ * and the spool do. Owned by the host; valid until destroy() returns. */
+typedef struct ph_intake {
+    uint32_t struct_size; /* sizeof(ph_intake) as the host was built */
+    /* [thread-safe] Hands the host one record (one JSON object: a push message or
+     * a host event; copied). done, if not NULL, is called once on the dispatch
+     * thread after the record's report line is written; report_line is borrowed
+     * until done returns. 0, or -1 when the host is stopping (done is then never
+     * called). Blocks while the host is full. Records keep the order of submit. */
+    int (*PH_NONNULL submit)(const ph_host *PH_NONNULL host, const char *PH_NONNULL json, size_t len,
+                             void (*PH_NULLABLE done)(void *PH_NULLABLE ctx, ph_result result,
+                                                      const char *PH_NONNULL report_line),
+                             void *PH_NULLABLE ctx);
+} ph_intake;
 
 /* The one symbol a plugin exports. Returns the descriptor, or NULL to refuse
  * loading. [dispatch thread] Called once, before anything else. */
