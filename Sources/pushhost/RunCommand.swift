@@ -65,21 +65,21 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let logger = Logger(label: "pushhost")
         let overrides = try settings.map { text throws(UsageError) in try SettingOverride(parsing: text) }
-        var options = DispatchOptions()
+        var options = RunOptions()
         options.targetKey = targetKey
         options.platform = platform
         options.maxBytes = maxBytes
         options.dataTimeout = dataTimeout
         options.maxPending = maxPending
         options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
+        options.report = report
         let tokens = try TokenStore(directory: StateDirectory.resolve(state))
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
-        let host = try PluginHost(
+        let host = try Host(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),
             overrides: overrides,
             skipBadPlugins: skipBadPlugins,
             tokens: tokens,
-            report: report,
             options: options,
             logger: logger
         )

@@ -141,11 +141,11 @@ extension Message {
             source.appendJSON(to: &bytes)
             guard let key = rest.first, rest.count == 1 else { return rest.isEmpty ? bytes : nil }
             switch (key, source) {
-            case ("kind", .stdin): return Array("stdin".utf8)
-            case ("kind", .spool): return Array("spool".utf8)
+            case ("kind", _): return Array(source.kind.utf8)
             case ("line", .stdin(let line)): return Array(String(line).utf8)
             case ("file", .spool(let file, _)): return Array(file.utf8)
-            case ("record", .spool(_, let record?)): return Array(String(record).utf8)
+            case ("record", .spool(_, let record?)), ("record", .plugin(_, let record)): return Array(String(record).utf8)
+            case ("plugin", .plugin(let name, _)): return Array(name.utf8)
             default: return nil
             }
         default:
@@ -193,26 +193,6 @@ extension Message {
             bytes.append(UInt8(ascii: "\""))
         } else {
             JSONWriter.appendString(value.rawBytes, to: &bytes)
-        }
-    }
-}
-
-extension JSONValue {
-    /// A string unescaped; a number or literal as its text; an object or array as compact JSON.
-    var textBytes: [UInt8] {
-        var bytes: [UInt8] = []
-        if kind.isContainer { appendCompact(to: &bytes) } else { appendUnescaped(to: &bytes) }
-        return bytes
-    }
-
-    /// The member `segment` of an object, or the element at index `segment` of an array.
-    func child(_ segment: String) -> JSONValue? {
-        switch kind {
-        case .object: return member(named: segment)
-        case .array:
-            guard let position = Int(segment), position >= 0 else { return nil }
-            return elements.dropFirst(position).first { _ in true }
-        default: return nil
         }
     }
 }

@@ -17,7 +17,7 @@ import Synchronization
 /// only read it, and the accessors they call take the lock that `detach`
 /// and `reset` take too.
 package final class Message: @unchecked Sendable {
-    private(set) var source = MessageSource.stdin(line: 0)
+    private(set) var source = RecordSource.stdin(line: 0)
     private(set) var layout = MessageLayout()
     /// The tape index of the target, or -1.
     private(set) var target: Int32 = -1
@@ -40,7 +40,7 @@ package final class Message: @unchecked Sendable {
 
     /// Points the message at a parsed push payload whose telling root
     /// members are `members`, borrowing its storage.
-    package func load(_ document: JSONDocument, members: RootMembers, source: MessageSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
+    package func load(_ document: JSONDocument, members: RootMembers, source: RecordSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
         self.source = source
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
         inputCount = document.input.count

@@ -1,9 +1,9 @@
 import CPushHost
 
 /// The ABI version this host was built with, from `include/pushhost.h`.
-public enum HostABI {
-    public static let major = UInt32(PH_ABI_MAJOR)
-    public static let minor = UInt32(PH_ABI_MINOR)
+package enum HostABI {
+    package static let major = UInt32(PH_ABI_MAJOR)
+    package static let minor = UInt32(PH_ABI_MINOR)
 
     /// Whether a plugin built for `major.minor` may load here: the majors are
     /// equal and the plugin's minor is not above the host's.

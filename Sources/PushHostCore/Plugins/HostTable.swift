@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPushHost
 import Logging
 
@@ -24,10 +27,10 @@ enum HostTable {
                     length?.pointee = json.count
                     return json.text
                 },
-                config_get: { PluginConfig.from($0).value($1) },
+                config_get: { PluginSettings.from($0).value($1) },
                 complete: { host, message, verdict in
                     let context = PluginContext.of(host)
-                    guard let sink = context.completions else {
+                    guard let sink = context.verdicts else {
                         context.logger.warning("complete called while no message is pending; ignored")
                         return
                     }
@@ -37,10 +40,31 @@ enum HostTable {
                     PluginContext.of(host).logger.log(level: Logger.Level(level), "\(String(cString: text))")
                 },
                 current_token: { PluginContext.of($0).tokens.pointer },
-                get_extension: { _, _ in nil }
+                get_extension: { _, id in HostExtensions.find(id) }
             )
         )
         return UnsafePointer(table)
+    }
+}
+
+/// The extensions the host offers every plugin through `get_extension`.
+enum HostExtensions {
+    /// `ph.intake/1`: any plugin may hand the host records.
+    nonisolated(unsafe) static let intake: UnsafeMutablePointer<ph_intake> = {
+        let table = UnsafeMutablePointer<ph_intake>.allocate(capacity: 1)
+        table.initialize(to: ph_intake(
+            struct_size: UInt32(MemoryLayout<ph_intake>.size),
+            submit: { host, json, length, done, context in
+                let plugin = PluginContext.of(host)
+                return plugin.submissions.submit(UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, done: done, context: context)
+            }
+        ))
+        return table
+    }()
+
+    /// The table for `id`, or NULL when the host does not offer it.
+    static func find(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+        strcmp(id, PH_EXT_INTAKE) == 0 ? UnsafeRawPointer(intake) : nil
     }
 }
 

@@ -3,11 +3,11 @@ extension PluginCatalog {
     ///
     /// ```
     /// issues 1.0.0 (ABI 1.0) plugins/issues.so
-    ///   roles: foreground; targets: issues
+    ///   roles: screen; targets: issues
     ///   Foreground screen for the "issues" target.
     /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
     /// ```
-    public func textListing() -> String {
+    package func textListing() -> String {
         var text = ""
         for entry in entries {
             switch entry.outcome {
@@ -31,10 +31,10 @@ extension PluginCatalog {
     /// What `pushhost plugins --json` prints: one object per plugin file.
     ///
     /// ```
-    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["foreground"],"targets":["issues"]}
+    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["screen"],"targets":["issues"]}
     /// {"file":"plugins/bad.so","refused":"no ph_plugin_entry symbol (…)"}
     /// ```
-    public func jsonListing() -> String {
+    package func jsonListing() -> String {
         var bytes: [UInt8] = []
         for entry in entries {
             var line = JSONLine(appendingTo: &bytes)

@@ -5,13 +5,13 @@
 /// plugins is the one refused: a name already taken, a target already
 /// claimed. Nothing is created: the catalog reads descriptors and settings
 /// only, which is all `pushhost plugins` needs.
-public struct PluginCatalog {
+package struct PluginCatalog {
     /// One plugin file and what became of it.
-    public struct Entry {
-        public let file: String
+    package struct Entry {
+        package let file: String
         let outcome: Result<Loadable, PluginRefusal>
 
-        public var refusal: PluginRefusal? {
+        package var refusal: PluginRefusal? {
             if case .failure(let refusal) = outcome { refusal } else { nil }
         }
     }
@@ -22,11 +22,11 @@ public struct PluginCatalog {
         let settings: [String: String]
     }
 
-    public let entries: [Entry]
+    package let entries: [Entry]
 
-    public var refused: [Entry] { entries.filter { $0.refusal != nil } }
+    package var refused: [Entry] { entries.filter { $0.refusal != nil } }
 
-    public init(paths: [String]) {
+    package init(paths: [String]) {
         var names: [String: String] = [:]
         var claims: [String: String] = [:]
         var entries: [Entry] = []
@@ -37,7 +37,7 @@ public struct PluginCatalog {
                 for target in descriptor.targets {
                     if let owner = claims[target] { throw .targetClaimed(target, by: owner) }
                 }
-                let settings = try PluginSettings.read(besides: path)
+                let settings = try SettingsFile.read(besides: path)
                 names[descriptor.name] = path
                 for target in descriptor.targets { claims[target] = descriptor.name }
                 return Loadable(descriptor: descriptor, settings: settings)

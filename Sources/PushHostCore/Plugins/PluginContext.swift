@@ -1,24 +1,27 @@
 import CPushHost
 import Logging
 
-/// Receives `complete` calls for messages a data plugin answered `PH_PENDING`.
-protocol CompletionSink: AnyObject, Sendable {
+/// Receives `complete` calls for messages a data plugin gave `PH_PENDING`.
+protocol VerdictSink: AnyObject, Sendable {
     func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String)
 }
 
 /// What the host knows about one plugin instance when the plugin calls back
-/// through its `ph_host`: who it is, where its log lines go, where answers go.
+/// through its `ph_host`: who it is, where its log lines, verdicts and
+/// records go, and where the token is.
 final class PluginContext: @unchecked Sendable {
     let name: String
     let logger: Logger
     let tokens: TokenStore
-    /// Set once by the dispatcher before any message flows; read from any thread after.
-    weak var completions: (any CompletionSink)?
+    let submissions: PluginSubmissions
+    /// Set once by the data stage before any message flows; read from any thread after.
+    weak var verdicts: (any VerdictSink)?
 
-    init(name: String, logger: Logger, tokens: TokenStore) {
+    init(name: String, logger: Logger, tokens: TokenStore, submissions: PluginSubmissions) {
         self.name = name
         self.logger = logger
         self.tokens = tokens
+        self.submissions = submissions
     }
 
     static func of(_ host: UnsafePointer<ph_host>) -> PluginContext {

@@ -44,7 +44,7 @@ struct PluginDescriptor {
         guard let name, isValidName(name) else { throw .badName(name) }
         let roles = PluginRole.roles(of: raw)
         let targets = readTargets(raw.targets)
-        if roles.contains(.foreground) {
+        if roles.contains(.screen) {
             guard !targets.isEmpty else { throw .noTargets }
             guard !targets.contains("") else { throw .emptyTarget }
         }
@@ -55,7 +55,7 @@ struct PluginDescriptor {
             name: name,
             version: raw.version.map { String(cString: $0) } ?? "",
             summary: raw.description.map { String(cString: $0) } ?? "",
-            targets: roles.contains(.foreground) ? targets : [],
+            targets: roles.contains(.screen) ? targets : [],
             roles: roles
         )
     }

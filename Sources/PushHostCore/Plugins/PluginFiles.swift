@@ -7,17 +7,17 @@ import Glibc
 /// Every `--plugins DIR` in the order given, each directory's `*.so` files in
 /// byte order of their names (hidden files left out), then every
 /// `--plugin FILE` in the order given.
-public struct PluginFiles: Sendable {
-    public var directories: [String]
-    public var files: [String]
+package struct PluginFiles: Sendable {
+    package var directories: [String]
+    package var files: [String]
 
-    public init(directories: [String] = [], files: [String] = []) {
+    package init(directories: [String] = [], files: [String] = []) {
         self.directories = directories
         self.files = files
     }
 
     /// The paths in load order; a directory that cannot be read is a setup error.
-    public func paths() throws(SetupError) -> [String] {
+    package func paths() throws(SetupError) -> [String] {
         var paths: [String] = []
         for directory in directories {
             paths += try Self.sharedLibraries(in: directory)

@@ -6,25 +6,25 @@ final class PluginInstance {
     let file: String
     let descriptor: PluginDescriptor
     let context: PluginContext
-    let config: PluginConfig
+    let settings: PluginSettings
     let host: UnsafePointer<ph_host>
     private(set) var state: UnsafeMutableRawPointer?
 
     var name: String { descriptor.name }
     var roles: [PluginRole] { descriptor.roles }
 
-    init(file: String, descriptor: PluginDescriptor, context: PluginContext, config: PluginConfig) {
+    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings) {
         self.file = file
         self.descriptor = descriptor
         self.context = context
-        self.config = config
+        self.settings = settings
         self.host = HostTable.make(for: context)
     }
 
     /// Calls `create`; a plugin without one has no state and always succeeds.
     func create() throws(PluginRefusal) {
         guard let create = descriptor.raw.create else { return }
-        guard let state = create(host, config.opaque) else { throw .createFailed }
+        guard let state = create(host, settings.opaque) else { throw .createFailed }
         self.state = state
     }
 
@@ -32,6 +32,11 @@ final class PluginInstance {
     func destroy() {
         descriptor.raw.destroy?(state)
         state = nil
+    }
+
+    /// The table the plugin offers for extension `id`, or nil.
+    func plugInExtension(_ id: String) -> UnsafeRawPointer? {
+        descriptor.raw.get_extension?(state, id)
     }
 
     func onToken(_ token: UnsafePointer<CChar>, previous: UnsafePointer<CChar>?) {

@@ -1,5 +1,5 @@
 /// Why a plugin file was not loaded; its description is the reason a user reads.
-public enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// `dlopen` failed; the text is `dlerror()`'s.
     case notLoadable(String)
     /// The library has no `ph_plugin_entry` symbol.
@@ -14,18 +14,18 @@ public enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case badName(String?)
     /// Another plugin, loaded earlier, has the same name.
     case duplicateName(String, file: String)
-    /// A foreground plugin (`on_target` or `on_mismatch`) lists no targets.
+    /// A screen plugin (`on_target` or `on_mismatch`) lists no targets.
     case noTargets
     /// A target string is empty.
     case emptyTarget
-    /// Another foreground plugin, loaded earlier, claims the same target.
+    /// Another screen plugin, loaded earlier, claims the same target.
     case targetClaimed(String, by: String)
     /// The settings file beside the plugin is unreadable or malformed.
     case badSettings(file: String, reason: String)
     /// `create` returned NULL.
     case createFailed
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notLoadable(let error):
             "not a loadable shared library: \(error)"
@@ -47,11 +47,11 @@ public enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .duplicateName(let name, let file):
             "the name \"\(name)\" is already taken by \(file)"
         case .noTargets:
-            "a foreground plugin (on_target or on_mismatch) must list its targets"
+            "a screen plugin (on_target or on_mismatch) must list its targets"
         case .emptyTarget:
             "a target is empty"
         case .targetClaimed(let target, let other):
-            "the target \"\(target)\" is already claimed by the foreground plugin \"\(other)\""
+            "the target \"\(target)\" is already claimed by the screen plugin \"\(other)\""
         case .badSettings(let file, let reason):
             "settings file \(file): \(reason)"
         case .createFailed:

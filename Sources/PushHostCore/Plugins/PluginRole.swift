@@ -1,13 +1,13 @@
 import CPushHost
 
 /// A part a plugin plays; its roles are the handlers its descriptor fills in.
-public enum PluginRole: String, CaseIterable, Sendable {
+package enum PluginRole: String, CaseIterable, Sendable {
     /// `on_data`: the data stage, before any UI handler.
     case data
     /// `on_background`: the app is in the background.
     case background
     /// `on_target` and/or `on_mismatch`: a screen, with the targets it matches.
-    case foreground
+    case screen
     /// `on_token`: a new registration token.
     case token
 
@@ -16,7 +16,7 @@ public enum PluginRole: String, CaseIterable, Sendable {
         var roles: [PluginRole] = []
         if plugin.on_data != nil { roles.append(.data) }
         if plugin.on_background != nil { roles.append(.background) }
-        if plugin.on_target != nil || plugin.on_mismatch != nil { roles.append(.foreground) }
+        if plugin.on_target != nil || plugin.on_mismatch != nil { roles.append(.screen) }
         if plugin.on_token != nil { roles.append(.token) }
         return roles
     }

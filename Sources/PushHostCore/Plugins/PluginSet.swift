@@ -6,8 +6,10 @@ package final class PluginSet {
     let data: [PluginInstance]
     let background: [PluginInstance]
     let token: [PluginInstance]
-    /// Foreground plugins by name: the screens the app can show.
+    /// Screen plugins by name: the screens the app can show.
     let screens: [String: PluginInstance]
+    /// The plugins that offer `ph.source/1`, in load order.
+    let sources: [SourcePlugin]
 
     /// Loads, checks and creates the plugins in `catalog`.
     ///
@@ -15,11 +17,12 @@ package final class PluginSet {
     /// `skipBad` is set, any refusal is a setup error, raised before any
     /// plugin is created (or, for a failed `create`, after destroying the
     /// ones already created).
-    package init(
+    init(
         catalog: PluginCatalog,
         overrides: [SettingOverride],
         skipBad: Bool,
         tokens: TokenStore,
+        submissions: PluginSubmissions,
         logger: Logger
     ) throws(SetupError) {
         for entry in catalog.refused {
@@ -47,8 +50,8 @@ package final class PluginSet {
             let instance = PluginInstance(
                 file: file,
                 descriptor: plugin.descriptor,
-                context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens),
-                config: PluginConfig(settings)
+                context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions),
+                settings: PluginSettings(settings)
             )
             do {
                 try instance.create()
@@ -65,7 +68,17 @@ package final class PluginSet {
         data = created.filter { $0.roles.contains(.data) }
         background = created.filter { $0.roles.contains(.background) }
         token = created.filter { $0.roles.contains(.token) }
-        screens = Dictionary(uniqueKeysWithValues: created.filter { $0.roles.contains(.foreground) }.map { ($0.name, $0) })
+        var sources: [SourcePlugin] = []
+        for plugin in created {
+            do {
+                if let source = try SourcePlugin(plugin) { sources.append(source) }
+            } catch {
+                created.reversed().forEach { $0.destroy() }
+                throw error
+            }
+        }
+        self.sources = sources
+        screens = Dictionary(uniqueKeysWithValues: created.filter { $0.roles.contains(.screen) }.map { ($0.name, $0) })
     }
 
     /// Calls every plugin's `destroy`, in reverse load order.

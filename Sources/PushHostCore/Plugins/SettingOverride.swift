@@ -1,12 +1,12 @@
 /// One `--set NAME.KEY=VALUE`: a setting for one plugin that wins over its
 /// settings file.
-public struct SettingOverride: Sendable, Equatable {
-    public let plugin: String
-    public let key: String
-    public let value: String
+package struct SettingOverride: Sendable, Equatable {
+    package let plugin: String
+    package let key: String
+    package let value: String
 
     /// Parses `NAME.KEY=VALUE`; the name ends at the first `.`, the key at the first `=`.
-    public init(parsing text: String) throws(UsageError) {
+    package init(parsing text: String) throws(UsageError) {
         guard let equals = text.firstIndex(of: "=") else {
             throw UsageError("--set \(text): expected NAME.KEY=VALUE (no '=')")
         }
@@ -17,14 +17,5 @@ public struct SettingOverride: Sendable, Equatable {
         plugin = String(path[..<dot])
         key = String(path[path.index(after: dot)...])
         value = String(text[text.index(after: equals)...])
-    }
-}
-
-/// A mistake in how the command was called (exit status 2).
-public struct UsageError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-
-    public init(_ description: String) {
-        self.description = description
     }
 }

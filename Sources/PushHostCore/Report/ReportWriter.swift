@@ -2,28 +2,27 @@
 import Glibc
 #endif
 
-/// Writes the report: one JSON line per input record, in input order.
+/// Writes the report file (`--report FILE`, `-` for standard output): one
+/// JSON line per record, in input order.
 ///
 /// Lines are built in one reused buffer and written in large blocks; `flush`
-/// pushes out what is buffered (at the end of a run, and before the host
-/// waits for input, so a reader of the report is never left behind).
-package final class ReportWriter {
+/// pushes out what is buffered (at the end of a run, before the host waits
+/// for input, and before a record's source learns its result).
+final class ReportWriter {
     private let fd: Int32
     private let closeWhenDone: Bool
     private var buffer: [UInt8] = []
 
-    /// The report on standard output, for `--report -`.
-    init(standardOutput: ()) {
-        fd = 1
-        closeWhenDone = false
-        buffer.reserveCapacity(1 << 16)
-    }
-
-    /// The report in `path`, created or truncated.
-    init(path: String) throws(SetupError) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SetupError("report \(path): \(String(cString: strerror(errno)))") }
-        closeWhenDone = true
+    /// The report on standard output (`-`) or in `path`, created or truncated.
+    init(destination: String) throws(SetupError) {
+        if destination == "-" {
+            fd = 1
+            closeWhenDone = false
+        } else {
+            fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw SetupError("report \(destination): \(String(cString: strerror(errno)))") }
+            closeWhenDone = true
+        }
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -32,12 +31,16 @@ package final class ReportWriter {
         if closeWhenDone { close(fd) }
     }
 
-    /// Appends one line through `build`, which writes a JSON object into the buffer.
-    func line(_ build: (inout JSONLine) -> Void) {
-        var line = JSONLine(appendingTo: &buffer)
-        build(&line)
-        buffer = line.finished()
+    /// Appends `line`; with `keeping`, returns a copy of its bytes (without the newline).
+    @discardableResult
+    func append(_ line: some ReportLine, keeping: Bool = false) -> [UInt8]? {
+        let start = buffer.count
+        var json = JSONLine(appendingTo: &buffer)
+        line.write(into: &json)
+        buffer = json.finished()
+        let kept = keeping ? Array(buffer[start..<buffer.count - 1]) : nil
         if buffer.count >= 1 << 16 { flush() }
+        return kept
     }
 
     /// Writes out everything buffered.
@@ -45,83 +48,5 @@ package final class ReportWriter {
         guard !buffer.isEmpty else { return }
         FileContents.write(buffer, to: fd)
         buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// A JSON object being written, one member at a time.
-///
-/// It writes into an array it holds alone, so that appending never copies
-/// what is there already: `init(appendingTo:)` takes the caller's bytes
-/// over, and `finished()` or `closed()` hands them back.
-struct JSONLine {
-    var bytes: [UInt8]
-    private var first = true
-
-    /// A new object in a new array.
-    init() {
-        bytes = [UInt8(ascii: "{")]
-    }
-
-    /// An object after the bytes of `bytes`, which it takes over, leaving
-    /// them empty until the caller takes them back.
-    init(appendingTo bytes: inout [UInt8]) {
-        self.bytes = []
-        swap(&self.bytes, &bytes)
-        self.bytes.append(UInt8(ascii: "{"))
-    }
-
-    /// Appends, as a value, the object that `build` writes.
-    mutating func object(_ build: (inout JSONLine) -> Void) {
-        var item = JSONLine(appendingTo: &bytes)
-        build(&item)
-        bytes = item.closed()
-    }
-
-    /// Starts the member `key`; the caller appends its value to `bytes`.
-    mutating func key(_ key: StaticString) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: "\":".utf8)
-    }
-
-    /// The object's bytes, closed and ended with a newline, handed back.
-    mutating func finished() -> [UInt8] {
-        bytes.append(contentsOf: "}\n".utf8)
-        return handBack()
-    }
-
-    /// The object's bytes, closed, to nest inside another value, handed back.
-    mutating func closed() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return handBack()
-    }
-
-    /// The bytes, moved out: the caller holds them alone, so its next append copies nothing.
-    private mutating func handBack() -> [UInt8] {
-        var out: [UInt8] = []
-        swap(&out, &bytes)
-        return out
-    }
-
-    mutating func string(_ key: StaticString, _ value: String?) {
-        self.key(key)
-        if let value { JSONWriter.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
-    }
-
-    mutating func number(_ key: StaticString, _ value: Int) {
-        self.key(key)
-        bytes.append(contentsOf: String(value).utf8)
-    }
-
-    mutating func strings(_ key: StaticString, _ values: [String]) {
-        self.key(key)
-        bytes.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
     }
 }

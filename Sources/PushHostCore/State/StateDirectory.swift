@@ -5,9 +5,9 @@ import Glibc
 /// Where pushhost keeps what must survive a restart (the token).
 ///
 /// `--state DIR`, else `$XDG_STATE_HOME/pushhost`, else `~/.local/state/pushhost`.
-public enum StateDirectory {
+package enum StateDirectory {
     /// The directory to use, given the `--state` flag and the environment.
-    public static func resolve(
+    package static func resolve(
         _ flag: String?,
         environment: (String) -> String? = { getenv($0).map { String(cString: $0) } }
     ) throws(SetupError) -> String {

@@ -8,21 +8,21 @@ import Synchronization
 /// Plugins read it through `current_token` from any thread; every token the
 /// host has held stays allocated for the run, so a pointer handed out never
 /// dangles.
-public final class TokenStore: Sendable {
-    public let directory: String
+package final class TokenStore: Sendable {
+    package let directory: String
     private let current: Mutex<HeldToken>
 
     var file: String { directory + "/token" }
 
     /// Opens the state directory, creating it when missing, and reads the stored token.
-    public init(directory: String) throws(SetupError) {
+    package init(directory: String) throws(SetupError) {
         self.directory = directory
         try StateDirectory.prepare(directory)
         current = Mutex(HeldToken(Self.read(directory + "/token")))
     }
 
     /// The token stored in `file`, without creating anything.
-    public static func read(_ file: String) -> String? {
+    package static func read(_ file: String) -> String? {
         guard var bytes = FileContents.read(file) else { return nil }
         while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
@@ -33,21 +33,26 @@ public final class TokenStore: Sendable {
         current.withLock { $0.text }
     }
 
-    public var token: String? {
+    package var token: String? {
         pointer.map { String(cString: $0) }
     }
 
-    /// Stores `token` when it differs from the current one and returns the
-    /// previous token; returns `nil` for the same token again.
-    ///
-    /// - Returns: `.some(previous)` when the token changed (`previous` is nil for the first).
-    func replace(with token: String) throws(SetupError) -> String?? {
+    /// What storing a token did.
+    enum Change: Equatable {
+        /// The same token again: nothing was written.
+        case unchanged
+        /// The token was stored; `previous` is nil for the first one.
+        case replaced(previous: String?)
+    }
+
+    /// Stores `token` when it differs from the current one.
+    func replace(with token: String) throws(SetupError) -> Change {
         let previous = self.token
-        guard previous != token else { return .none }
+        guard previous != token else { return .unchanged }
         try AtomicFile.write(Array((token + "\n").utf8), to: file)
         let held = HeldToken(token)
         current.withLock { $0 = held }
-        return .some(previous)
+        return .replaced(previous: previous)
     }
 }
 

@@ -7,17 +7,17 @@ import Glibc
 ///
 /// The file is written under a unique name into `tmp/`, fsynced, renamed
 /// into `new/` (where the host's watch sees it), and `new/` is fsynced.
-public struct SpoolSender {
+package struct SpoolSender {
     let spool: Spool
     let maxBytes: Int
 
-    public init(spool: Spool, maxBytes: Int) {
+    package init(spool: Spool, maxBytes: Int) {
         self.spool = spool
         self.maxBytes = maxBytes
     }
 
     /// Sends the contents of `file` (`-` for standard input) and returns its path in `new/`.
-    public func send(contentsOf file: String) throws(SetupError) -> String {
+    package func send(contentsOf file: String) throws(SetupError) -> String {
         let source = file == "-" ? "standard input" : file
         guard let bytes = file == "-" ? FileContents.read(fd: 0) : FileContents.read(file) else {
             throw SetupError("cannot read \(source): \(String(cString: strerror(errno)))")

@@ -2,12 +2,20 @@
 import Glibc
 #endif
 
-/// The screens the app shows, top first, as the UI stage reads them: their
-/// handlers and targets in memory the dispatcher owns, so matching a
-/// message's target takes no reference count and no allocation. None
-/// visible means the app is in the background.
+/// The screens the app shows, top first, as the UI route reads them: their
+/// handlers and targets in memory of their own, so matching a message's
+/// target takes no reference count and no allocation. None visible means
+/// the app is in the background.
 struct VisibleScreens {
+    /// A screen plugin as the UI route calls it.
     struct Screen {
+        let name: String
+        let targets: [String]
+        let handler: Handler
+    }
+
+    /// A visible screen, as matching reads it.
+    struct Visible {
         let handler: Handler
         /// The UTF-8 of each target, pointing into `bytes`.
         let targets: UnsafeBufferPointer<UnsafeRawBufferPointer>
@@ -15,7 +23,7 @@ struct VisibleScreens {
 
     /// The visible screens' names, top first, for the report.
     let names: [String]
-    let screens: UnsafeMutableBufferPointer<Screen>
+    let screens: UnsafeMutableBufferPointer<Visible>
     private let spans: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>
     private let bytes: UnsafeMutableRawBufferPointer
 
@@ -24,16 +32,16 @@ struct VisibleScreens {
         self.init([])
     }
 
-    /// The app in the foreground, showing `plugins` (screens), top first.
-    init(_ plugins: [PluginInstance]) {
-        names = plugins.map(\.name)
-        let targets = plugins.map { $0.descriptor.targets.map { Array($0.utf8) } }
+    /// The app in the foreground, showing `shown`, top first.
+    init(_ shown: [Screen]) {
+        names = shown.map(\.name)
+        let targets = shown.map { $0.targets.map { Array($0.utf8) } }
         bytes = .allocate(byteCount: max(targets.joined().reduce(0) { $0 + $1.count }, 1), alignment: 1)
         spans = .allocate(capacity: max(targets.reduce(0) { $0 + $1.count }, 1))
-        let all = UnsafeMutableBufferPointer<Screen>.allocate(capacity: max(plugins.count, 1))
+        let all = UnsafeMutableBufferPointer<Visible>.allocate(capacity: max(shown.count, 1))
         var offset = 0
         var span = 0
-        for (position, plugin) in plugins.enumerated() {
+        for (position, screen) in shown.enumerated() {
             let first = span
             for target in targets[position] {
                 let place = UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<offset + target.count])
@@ -43,9 +51,9 @@ struct VisibleScreens {
                 span += 1
             }
             let own = UnsafeBufferPointer(rebasing: spans[first..<span])
-            (all.baseAddress! + position).initialize(to: Screen(handler: Handler(plugin), targets: own))
+            (all.baseAddress! + position).initialize(to: Visible(handler: screen.handler, targets: own))
         }
-        screens = UnsafeMutableBufferPointer(rebasing: all[..<plugins.count])
+        screens = UnsafeMutableBufferPointer(rebasing: all[..<shown.count])
     }
 
     var isEmpty: Bool { screens.isEmpty }

@@ -15,22 +15,22 @@ import Logging
 ///
 /// Each line goes out in a single `write(2)`, so lines from plugin threads
 /// never interleave.
-public struct LineLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level
+package struct LineLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level
     let source: String
 
-    public init(source: String, level: Logger.Level = .info) {
+    package init(source: String, level: Logger.Level = .info) {
         self.source = source
         self.logLevel = level
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var line = "\(event.level.word) \(source): \(event.message)"
         let extra = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in extra.sorted(by: { $0.key < $1.key }) {

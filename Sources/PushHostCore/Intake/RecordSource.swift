@@ -1,8 +1,11 @@
-/// Where a record came from: a line of standard input, or a spool file.
-package enum MessageSource: Equatable, Sendable {
+/// Where a record came from: a line of standard input, a spool file, or a
+/// plugin that submitted it through `ph.intake/1`.
+package enum RecordSource: Equatable, Sendable {
     case stdin(line: Int)
     /// `record` is the 1-based index within a file of several records, nil for a single one.
     case spool(file: String, record: Int?)
+    /// `record` counts the plugin's submitted records from 1.
+    case plugin(name: String, record: Int)
 
     /// The id the host gives a message that has none of its own: unique in the run.
     var defaultID: String {
@@ -10,29 +13,43 @@ package enum MessageSource: Equatable, Sendable {
         case .stdin(let line): "stdin-\(line)"
         case .spool(let file, nil): file
         case .spool(let file, let record?): "\(file)#\(record)"
+        case .plugin(let name, let record): "\(name)-\(record)"
         }
     }
 
-    /// Where, in words: `line 7`, `file x.json`, `file x.json, record 2`.
+    /// Where, in words: `line 7`, `file x.json`, `file x.json, record 2`, `plugin fifo-source, record 3`.
     var place: String {
         switch self {
         case .stdin(let line): "line \(line)"
         case .spool(let file, nil): "file \(file)"
         case .spool(let file, let record?): "file \(file), record \(record)"
+        case .plugin(let name, let record): "plugin \(name), record \(record)"
         }
     }
 
-    /// `{"kind":"stdin","line":7}` or `{"kind":"spool","file":"x.json"}`.
+    /// The word `source.kind` has.
+    var kind: String {
+        switch self {
+        case .stdin: "stdin"
+        case .spool: "spool"
+        case .plugin: "plugin"
+        }
+    }
+
+    /// `{"kind":"stdin","line":7}`, `{"kind":"spool","file":"x.json"}` or
+    /// `{"kind":"plugin","plugin":"fifo-source","record":3}`.
     func appendJSON(to bytes: inout [UInt8]) {
         var line = JSONLine(appendingTo: &bytes)
+        line.string("kind", kind)
         switch self {
         case .stdin(let number):
-            line.string("kind", "stdin")
             line.number("line", number)
         case .spool(let file, let record):
-            line.string("kind", "spool")
             line.string("file", file)
             if let record { line.number("record", record) }
+        case .plugin(let name, let record):
+            line.string("plugin", name)
+            line.number("record", record)
         }
         bytes = line.closed()
     }

@@ -1,12 +1,13 @@
 import Logging
 
-/// Takes spool files in order, submits their records, and moves each file
-/// out of `new/` once every one of its records has its outcome.
+/// Hands the intake the records of each spool file, in order, and moves
+/// the file out of `new/` from the completion of its last record, once
+/// every one of its records has its outcome.
 ///
 /// A name is taken once per run: a name already waiting or under way is not
 /// queued again (an event and a rescan may both report it), and a name that
 /// is gone from `new/` when its turn comes was handled already.
-final class SpoolIntake {
+final class SpoolSource {
     /// A file whose records are under way.
     private struct Progress {
         var remaining = 0
@@ -16,7 +17,7 @@ final class SpoolIntake {
 
     let spool: Spool
     private let watcher: SpoolWatcher
-    private let dispatcher: Dispatcher
+    private let maxBytes: Int
     private let logger: Logger
     private var waiting: [String] = []
     private var next = 0
@@ -26,9 +27,9 @@ final class SpoolIntake {
 
     /// Arms the watch, then lists what `new/` already holds: nothing that
     /// arrives in between is missed.
-    init(spool: Spool, dispatcher: Dispatcher, logger: Logger) throws(SetupError) {
+    init(spool: Spool, maxBytes: Int, logger: Logger) throws(SetupError) {
         self.spool = spool
-        self.dispatcher = dispatcher
+        self.maxBytes = maxBytes
         self.logger = logger
         watcher = try SpoolWatcher(directory: spool.new)
         for name in spool.scan() { enqueue(name) }
@@ -54,27 +55,18 @@ final class SpoolIntake {
         }
     }
 
-    /// Handles waiting files, in order, while `mayGoOn` says so.
-    func handleWaiting(while mayGoOn: () -> Bool) {
-        while next < waiting.count, mayGoOn() {
+    /// Hands the waiting files to `intake`, in order, while it has room.
+    func deliver(to intake: some Intake) {
+        while next < waiting.count, intake.hasRoom {
             let name = waiting[next]
             next += 1
             queued.remove(name)
-            handle(name)
+            handle(name, intake)
         }
         if next == waiting.count {
             waiting.removeAll(keepingCapacity: true)
             next = 0
         }
-    }
-
-    /// Notes the outcome of a spool record; the file moves after its last one.
-    func recordFinished(_ source: MessageSource, status: String, problem: String?) {
-        guard case .spool(let name, let record) = source, var progress = underWay[name] else { return }
-        progress.remaining -= 1
-        if let problem { progress.problems.append(SpoolProblem(record: record ?? 1, status: status, reason: problem)) }
-        underWay[name] = progress
-        if progress.submittedAll && progress.remaining == 0 { complete(name) }
     }
 
     private func enqueue(_ name: String) {
@@ -83,43 +75,56 @@ final class SpoolIntake {
         waiting.append(name)
     }
 
-    /// Reads `new/NAME` and submits its records: the whole file when it is
-    /// one JSON value (on one line or several), else each non-blank line.
-    private func handle(_ name: String) {
+    /// Reads `new/NAME` and hands over its records: the whole file when it
+    /// is one JSON value (on one line or several), else each non-blank line.
+    private func handle(_ name: String, _ intake: some Intake) {
         guard let contents = spool.contents(of: name) else { return }
         underWay[name] = Progress()
         switch contents {
         case .failure(let error):
-            underWay[name]?.problems.append(SpoolProblem(record: nil, status: Status.rejected.rawValue, reason: "\(error)"))
+            underWay[name]?.problems.append(SpoolProblem(record: nil, result: .rejected, reason: "\(error)"))
         case .success(let bytes):
-            bytes.withUnsafeBytes { submitRecords(of: name, $0) }
+            bytes.withUnsafeBytes { hand(name, $0, to: intake) }
         }
         underWay[name]?.submittedAll = true
-        if underWay[name]?.remaining == 0 { complete(name) }
+        if underWay[name]?.remaining == 0 { move(name) }
     }
 
-    private func submitRecords(of name: String, _ bytes: UnsafeRawBufferPointer) {
-        let records = SpoolRecords.split(bytes, maxBytes: dispatcher.options.maxBytes, reader: &reader)
+    private func hand(_ name: String, _ bytes: UnsafeRawBufferPointer, to intake: some Intake) {
+        let records = SpoolRecords.split(bytes, maxBytes: maxBytes, reader: &reader)
         if records.isEmpty {
-            underWay[name]?.problems.append(SpoolProblem(record: nil, status: Status.rejected.rawValue, reason: "the file holds no record"))
+            underWay[name]?.problems.append(SpoolProblem(record: nil, result: .rejected, reason: "the file holds no record"))
             return
         }
         let single = records.count == 1
-        for (index, record) in records.enumerated() {
-            let source = MessageSource.spool(file: name, record: single ? nil : index + 1)
+        for (index, line) in records.enumerated() {
+            let number = single ? nil : index + 1
             underWay[name]?.remaining += 1
-            switch record {
-            case .record(let record, _): dispatcher.submit(record, source: source)
-            case .tooLong: dispatcher.submitTooLong(source: source)
+            let content: Record.Content = switch line {
+            case .record(let bytes, _): .text(bytes)
+            case .tooLong: .tooLong
             }
+            intake.take(Record(content, source: .spool(file: name, record: number)) { [unowned self] outcome in
+                self.finished(name, record: number ?? 1, outcome)
+            })
         }
     }
 
-    /// Moves a file whose records all have their outcome, after the report
-    /// lines that say so are out.
-    private func complete(_ name: String) {
+    /// Notes the outcome of one record of `name`; the file moves after its last one.
+    private func finished(_ name: String, record: Int, _ outcome: RecordOutcome) {
+        guard var progress = underWay[name] else { return }
+        progress.remaining -= 1
+        if outcome.result != .done {
+            progress.problems.append(SpoolProblem(record: record, result: outcome.result, reason: outcome.problem ?? ""))
+        }
+        underWay[name] = progress
+        if progress.submittedAll && progress.remaining == 0 { move(name) }
+    }
+
+    /// Moves a file whose records all have their outcome (their report
+    /// lines are out by then).
+    private func move(_ name: String) {
         guard let progress = underWay.removeValue(forKey: name) else { return }
-        dispatcher.report?.flush()
         do {
             try spool.finish(name, problems: progress.problems)
         } catch {

@@ -6,8 +6,8 @@ import Glibc
 /// `tmp/` and rename it into `new/`; the host moves each file it has handled
 /// into `cur/` (every record handled) or `failed/` (with `NAME.error.json`
 /// beside it saying why).
-public struct Spool: Sendable {
-    public let directory: String
+package struct Spool: Sendable {
+    package let directory: String
 
     var tmp: String { directory + "/tmp" }
     var new: String { directory + "/new" }
@@ -15,7 +15,7 @@ public struct Spool: Sendable {
     var failed: String { directory + "/failed" }
 
     /// Opens the spool at `directory`, creating it and its four folders when missing.
-    public init(directory: String) throws(SetupError) {
+    package init(directory: String) throws(SetupError) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         for folder in ["", "/tmp", "/new", "/cur", "/failed"] {
             let path = self.directory + folder
@@ -76,7 +76,7 @@ public struct Spool: Sendable {
                 if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
                 line.object { item in
                     if let record = problem.record { item.number("record", record) }
-                    item.string("status", problem.status)
+                    item.string("status", problem.result == .rejected ? "rejected" : "failed")
                     item.string("error", problem.reason)
                 }
             }
@@ -99,7 +99,8 @@ struct SpoolProblem {
     /// The record's index in the file (1 for a file of one); nil when the
     /// file itself is at fault (unreadable, empty).
     let record: Int?
-    let status: String
+    /// `rejected`, or `retry` for a failed message or event.
+    let result: RecordResult
     let reason: String
 }
 

@@ -1,16 +1,18 @@
 /// A message between arrival and its report line: where its data stage
-/// stands, and what the data plugins answered.
+/// stands, what the data plugins gave as verdicts, and who learns the result.
 final class InFlight {
     let message: Message
+    /// The record's completion, when its source asked for one.
+    var completion: RecordCompletion?
     /// The index, among the data plugins, of the next one to call; while
     /// `isWaiting`, the one whose `complete` is awaited.
     var next = 0
-    /// What each data plugin answered, in load order: the first `next` are set.
-    let verdicts: UnsafeMutableBufferPointer<VerdictWord>
-    /// Whether any answer so far is failed, or suppress.
+    /// Each data plugin's verdict, in load order: the first `next` are set.
+    let verdicts: UnsafeMutableBufferPointer<Verdict>
+    /// Whether any verdict so far is failed, or suppress.
     var anyFailed = false
     var anySuppressed = false
-    /// Why, when any answer is failed.
+    /// Why, when any verdict is failed.
     var errors: [String] = []
     /// Whether a `complete` is awaited, and until when (monotonic ns).
     var isWaiting = false
@@ -30,8 +32,8 @@ final class InFlight {
         !isWaiting && next >= dataPlugins
     }
 
-    /// Notes the current data plugin's final answer and moves past it.
-    func answer(_ verdict: VerdictWord) {
+    /// Notes the current data plugin's final verdict and moves past it.
+    func record(_ verdict: Verdict) {
         verdicts[next] = verdict
         anyFailed = anyFailed || verdict == .failed
         anySuppressed = anySuppressed || verdict == .suppress
@@ -46,5 +48,6 @@ final class InFlight {
         anyFailed = false
         anySuppressed = false
         isWaiting = false
+        completion = nil
     }
 }

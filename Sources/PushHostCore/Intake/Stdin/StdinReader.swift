@@ -20,7 +20,7 @@ import Glibc
 /// ```
 /// while !input.finished {
 ///     try input.fill()
-///     while let record = input.next() { submit(record) }
+///     while let record = input.next() { intake.take(record) }
 /// }
 /// ```
 final class StdinReader: @unchecked Sendable {
@@ -61,10 +61,14 @@ final class StdinReader: @unchecked Sendable {
     }
 
     /// The next record of the batch at hand, or nil when `fill()` must take another.
-    func next() -> ParsedBatch.Record? {
+    func next() -> Record? {
         guard let current, position < current.records.count else { return nil }
         position += 1
-        return current.records[position - 1]
+        switch current.records[position - 1] {
+        case .parsed(let document, let line): return Record(.parsed(document), source: .stdin(line: line))
+        case .invalid(let error, let line): return Record(.invalid(error), source: .stdin(line: line))
+        case .tooLong(let line): return Record(.tooLong, source: .stdin(line: line))
+        }
     }
 
     /// Frees the batch at hand, once all its records were taken, and takes

@@ -1,0 +1,88 @@
+import Logging
+
+/// What the app shows and holds, changed by host events: the visible
+/// screens (none: the app is in the background) and the current token
+/// (SPEC section 5, token events).
+final class AppState {
+    /// The screens the app shows now, top first.
+    private(set) var visible: VisibleScreens
+    private let screens: [String: VisibleScreens.Screen]
+    private let tokens: TokenStore
+    private let tokenPlugins: [PluginInstance]
+    private let logger: Logger
+
+    /// The state at start: in the foreground with the screens `foreground`
+    /// names (top first), else in the background.
+    init(plugins: PluginSet, tokens: TokenStore, foreground: [String]?, logger: Logger) throws(SetupError) {
+        screens = plugins.screens.mapValues { plugin in
+            VisibleScreens.Screen(name: plugin.name, targets: plugin.descriptor.targets, handler: Handler(plugin))
+        }
+        self.tokens = tokens
+        tokenPlugins = plugins.token
+        self.logger = logger
+        visible = VisibleScreens()
+        if let foreground {
+            if let unknown = foreground.first(where: { screens[$0] == nil }) {
+                throw SetupError("--foreground \(unknown): \(unknownScreen(unknown))")
+            }
+            show(foreground)
+        }
+    }
+
+    deinit {
+        visible.deallocate()
+    }
+
+    /// Applies `event`; a foreground event naming a screen that is not
+    /// loaded is rejected and changes nothing.
+    func apply(_ event: HostEvent, source: RecordSource) throws(RecordError) -> EventStatus {
+        switch event {
+        case .background:
+            show([])
+            return .applied
+        case .foreground(let names):
+            if let unknown = names.first(where: { screens[$0] == nil }) {
+                throw RecordError(event: .foreground, reason: unknownScreen(unknown))
+            }
+            show(names)
+            return .applied
+        case .token(let token):
+            return store(token, source: source)
+        }
+    }
+
+    private func show(_ names: [String]) {
+        visible.deallocate()
+        visible = VisibleScreens(names.map { screens[$0]! })
+    }
+
+    /// Stores a token that differs from the stored one, then tells every
+    /// token plugin; the same token again calls nobody.
+    private func store(_ token: String, source: RecordSource) -> EventStatus {
+        let change: TokenStore.Change
+        do {
+            change = try tokens.replace(with: token)
+        } catch {
+            logger.error("\(source.place): the token could not be stored: \(error)")
+            return .failed("\(error)")
+        }
+        guard case .replaced(let previous) = change else { return .unchanged }
+        token.withCString { new in
+            withOptionalCString(previous) { previous in
+                for plugin in tokenPlugins { plugin.onToken(new, previous: previous) }
+            }
+        }
+        return .stored
+    }
+
+    private func unknownScreen(_ name: String) -> String {
+        let known = screens.keys.sorted()
+        return "no screen plugin is named \"\(name)\"" + (known.isEmpty ? " (none is loaded)" : " (screens: \(known.joined(separator: ", ")))")
+    }
+}
+
+/// Calls `body` with `text` as a C string, or with NULL.
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

@@ -1,0 +1,20 @@
+/// What a host event did, as the report says it.
+enum EventStatus {
+    /// A foreground or background event changed the visible screens.
+    case applied
+    /// A new token was stored and the token plugins were told.
+    case stored
+    /// The token is the one stored already: nobody was called.
+    case unchanged
+    /// The token could not be stored: why.
+    case failed(String)
+
+    var word: String {
+        switch self {
+        case .applied: "applied"
+        case .stored: "stored"
+        case .unchanged: "unchanged"
+        case .failed: "failed"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Logging
+
+/// The data stage: every data plugin, in load order, gives its verdict on a
+/// message before any UI handler sees it (SPEC section 5, step 1).
+///
+/// A plugin may give `PH_PENDING` and its verdict later through `complete`,
+/// from any thread: the call is posted to an inbox that the dispatch thread
+/// drains (`takeCompletions`), and a verdict that does not come within
+/// `--data-timeout` counts as failed (`expireDeadlines`). Everything else
+/// runs on the dispatch thread.
+final class DataStage: VerdictSink, @unchecked Sendable {
+    /// The data plugins' names, in load order.
+    let names: [String]
+    let inbox = CompletionInbox()
+    private let handlers: UnsafeMutableBufferPointer<Handler>
+    private let logger: Logger
+    private let timeout: Double
+    private let timeoutNanoseconds: UInt64
+    /// Messages waiting for `complete`, by their `ph_message` address.
+    private(set) var pending: [UInt: InFlight] = [:]
+    /// Messages whose deadline passed, kept valid until their late `complete`.
+    private var abandoned: [UInt: Message] = [:]
+    /// The last messages whose verdict came through `complete`, kept alive
+    /// so that their addresses are not reused by new messages: a second
+    /// `complete` for one of them is recognized and ignored, never taken for
+    /// another message's verdict.
+    private var settled: [UInt: Message] = [:]
+    private var settledOrder: [UInt] = []
+    private var settledNext = 0
+    private static let settledWindow = 4096
+
+    /// The stage for the data plugins of `plugins`, whose `complete` calls
+    /// it takes from now on; a pending verdict counts as failed after
+    /// `timeout` seconds.
+    init(plugins: PluginSet, timeout: Double, logger: Logger) {
+        names = plugins.data.map(\.name)
+        handlers = Handler.table(plugins.data)
+        self.timeout = timeout
+        timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
+        self.logger = logger
+        for plugin in plugins.instances { plugin.context.verdicts = self }
+    }
+
+    deinit {
+        handlers.deallocate()
+    }
+
+    var count: Int { handlers.count }
+
+    /// Whether the message's data stage has ended.
+    func isDone(_ flight: InFlight) -> Bool {
+        flight.isDone(dataPlugins: handlers.count)
+    }
+
+    /// Calls the data plugins in load order from where the message stands,
+    /// until one gives `PH_PENDING` or all have given their verdict.
+    func run(_ flight: InFlight) {
+        let message = flight.message.opaque
+        while flight.next < handlers.count {
+            let handler = handlers[flight.next]
+            let verdict = handler.raw.on_data!(handler.state, message)
+            if verdict == PH_PENDING {
+                flight.isWaiting = true
+                flight.deadline = Self.now() &+ timeoutNanoseconds
+                pending[flight.message.address] = flight
+                return
+            }
+            record(verdict, for: flight)
+        }
+    }
+
+    /// Notes the verdict of the data plugin the message stands at, and moves
+    /// the message past it; a failure is explained by `reason`, or else as
+    /// the plugin's own verdict.
+    private func record(_ verdict: ph_verdict, for flight: InFlight, because reason: String? = nil) {
+        let name = names[flight.next]
+        switch Verdict(verdict) {
+        case .failed?:
+            flight.errors.append(reason ?? "\(name) gave the verdict failed")
+            flight.record(.failed)
+        case let verdict?:
+            flight.record(verdict)
+        case nil:
+            flight.errors.append("\(name) gave \(verdict.rawValue), which is not a final verdict (continue, suppress, failed)")
+            flight.record(.failed)
+        }
+    }
+
+    // MARK: Completions and deadlines
+
+    /// `VerdictSink`: called by `complete` on any thread.
+    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String) {
+        inbox.post(.init(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: plugin))
+    }
+
+    /// Applies every `complete` posted so far, going on with each message's data stage.
+    func takeCompletions() {
+        for completion in inbox.take() {
+            guard let flight = pending[completion.address], names[flight.next] == completion.plugin else {
+                if abandoned.removeValue(forKey: completion.address) != nil {
+                    logger.warning("\(completion.plugin): complete arrived after the --data-timeout deadline; ignored")
+                } else {
+                    logger.warning("\(completion.plugin): complete for a message that is not waiting for it (a second call, or an unknown message); ignored")
+                }
+                continue
+            }
+            pending[completion.address] = nil
+            flight.isWaiting = false
+            remember(flight.message)
+            record(completion.verdict, for: flight)
+            run(flight)
+        }
+    }
+
+    /// Keeps `message` among the recently settled, dropping the oldest.
+    private func remember(_ message: Message) {
+        let address = message.address
+        guard settled[address] == nil else { return }
+        if settledOrder.count < Self.settledWindow {
+            settledOrder.append(address)
+        } else {
+            settled[settledOrder[settledNext]] = nil
+            settledOrder[settledNext] = address
+            settledNext = (settledNext + 1) % Self.settledWindow
+        }
+        settled[address] = message
+    }
+
+    /// Counts every pending verdict past its deadline as failed.
+    func expireDeadlines() {
+        let now = Self.now()
+        let expired = pending.filter { $0.value.deadline <= now }
+        guard !expired.isEmpty else { return }
+        for (address, flight) in expired.sorted(by: { $0.value.deadline < $1.value.deadline }) {
+            let name = names[flight.next]
+            pending[address] = nil
+            abandoned[address] = flight.message
+            flight.isWaiting = false
+            logger.warning("\(name): no complete for message \(flight.message.idString) within \(timeout)s; counted as failed")
+            record(PH_FAILED, for: flight, because: "\(name) did not complete within --data-timeout \(timeout)s")
+            run(flight)
+        }
+    }
+
+    /// Milliseconds until the nearest deadline, or -1 when nothing is pending.
+    func millisecondsToNextDeadline() -> Int32 {
+        guard let nearest = pending.values.lazy.map(\.deadline).min() else { return -1 }
+        let now = Self.now()
+        return nearest <= now ? 0 : Int32(min((nearest - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    }
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}

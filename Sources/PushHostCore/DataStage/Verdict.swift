@@ -1,0 +1,19 @@
+import CPushHost
+
+/// A data plugin's final verdict on a message, as the report spells it.
+enum Verdict: String {
+    case `continue`
+    case suppress
+    case failed
+
+    /// The verdict a plugin gave, or nil for `PH_PENDING` and for values
+    /// that are no verdict at all.
+    init?(_ verdict: ph_verdict) {
+        switch verdict {
+        case PH_CONTINUE: self = .continue
+        case PH_SUPPRESS: self = .suppress
+        case PH_FAILED: self = .failed
+        default: return nil
+        }
+    }
+}

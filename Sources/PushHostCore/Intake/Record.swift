@@ -1,0 +1,75 @@
+import CPushHost
+
+/// One record as a source hands it to the intake: one JSON object (a push
+/// message or a host event), where it came from, and who wants to learn its
+/// result.
+///
+/// Its bytes are borrowed: they need stay valid only until `Intake.take`
+/// returns (a record that must wait copies what it keeps).
+package struct Record {
+    /// The record's bytes, or what reading them already found.
+    package enum Content {
+        /// JSON text, not parsed yet.
+        case text(UnsafeRawBufferPointer)
+        /// JSON text parsed already (standard input parses on its own thread).
+        case parsed(JSONDocument)
+        /// Text that is not valid JSON.
+        case invalid(JSONError)
+        /// A record longer than `--max-bytes`, not kept.
+        case tooLong
+    }
+
+    package let content: Content
+    package let source: RecordSource
+    /// Called once, on the dispatch thread, after the record's report line
+    /// is written; nil when the source does not ask.
+    package let completion: RecordCompletion?
+
+    package init(_ content: Content, source: RecordSource, completion: RecordCompletion? = nil) {
+        self.content = content
+        self.source = source
+        self.completion = completion
+    }
+}
+
+/// What a source learns of its record once the report line is written.
+package typealias RecordCompletion = (RecordOutcome) -> Void
+
+/// A record's result and report line, as its completion learns them.
+package struct RecordOutcome {
+    package let result: RecordResult
+    /// Why, when the result is not `done`.
+    package let problem: String?
+    /// The report line, without its newline.
+    package let line: [UInt8]
+}
+
+/// What became of a record, as far as its source must know (`ph_result`).
+package enum RecordResult: Sendable {
+    /// Handled, whatever its status (delivered, suppressed, undelivered, an event applied).
+    case done
+    /// A plugin failed or timed out (or the token could not be stored): a later try may succeed.
+    case retry
+    /// The record is bad (not JSON, too big, unknown event ...): no try will succeed.
+    case rejected
+
+    /// The ABI's value.
+    var abiValue: ph_result {
+        switch self {
+        case .done: PH_DONE
+        case .retry: PH_RETRY
+        case .rejected: PH_REJECTED
+        }
+    }
+}
+
+/// Where every source hands its records: standard input, the spool, and
+/// plugins (through `ph.intake/1`). Called on the dispatch thread only.
+package protocol Intake: AnyObject {
+    /// Whether the intake takes more now: false while `--max-pending`
+    /// messages wait for their data stage, so a source holds back.
+    var hasRoom: Bool { get }
+
+    /// Takes one record, in arrival order.
+    func take(_ record: Record)
+}

@@ -1,0 +1,49 @@
+/// A plugin's settings file: the file beside it with the same stem and
+/// `.json` (`cache.so` -> `cache.json`), a flat JSON object whose values are
+/// strings, numbers or booleans (given to the plugin as their text).
+enum SettingsFile {
+    /// The settings beside `pluginPath`, or none when there is no such file.
+    static func read(besides pluginPath: String) throws(PluginRefusal) -> [String: String] {
+        let file = path(besides: pluginPath)
+        guard let bytes = FileContents.read(file) else { return [:] }
+        return try parse(bytes, file: file)
+    }
+
+    /// `dir/name.so` -> `dir/name.json`.
+    static func path(besides pluginPath: String) -> String {
+        let slash = pluginPath.lastIndex(of: "/")
+        let nameStart = slash.map { pluginPath.index(after: $0) } ?? pluginPath.startIndex
+        let stemEnd = pluginPath[nameStart...].lastIndex(of: ".") ?? pluginPath.endIndex
+        return String(pluginPath[..<stemEnd]) + ".json"
+    }
+
+    static func parse(_ bytes: [UInt8], file: String) throws(PluginRefusal) -> [String: String] {
+        var reader = JSONReader()
+        let parsed = bytes.withUnsafeBytes { buffer in
+            Result { () throws(PluginRefusal) -> [String: String] in
+                let document: JSONDocument
+                do throws(JSONError) {
+                    document = try reader.parse(buffer)
+                } catch {
+                    throw .badSettings(file: file, reason: "\(error.reason) at byte \(error.offset)")
+                }
+                guard document.root.kind == .object else {
+                    throw .badSettings(file: file, reason: "expected one JSON object of settings")
+                }
+                var settings: [String: String] = [:]
+                for (key, value) in document.root.members {
+                    switch value.kind {
+                    case .string, .number, .true, .false:
+                        settings[key.text] = value.text
+                    case .null:
+                        continue
+                    case .object, .array:
+                        throw .badSettings(file: file, reason: "the value of \"\(key.text)\" must be a string, number or boolean")
+                    }
+                }
+                return settings
+            }
+        }
+        return try parsed.get()
+    }
+}

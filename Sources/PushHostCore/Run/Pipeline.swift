@@ -1,0 +1,209 @@
+import Logging
+
+/// Carries every record the intake takes through the stages, in arrival
+/// order: what the record is (a push message, a host event, or rejected),
+/// then for a message the data stage, the UI route and its report line, and
+/// for an event the app state and its report line; last, the record's
+/// completion learns the result.
+///
+/// Records that must wait (a message whose data stage is pending, and every
+/// record behind it) queue up in arrival order; a record leaves the queue,
+/// with its UI stage and its report line, only when all before it have.
+/// The common case, nothing pending and nothing queued, takes no queue and
+/// no allocation: one reused in-flight record serves every message.
+///
+/// Everything here runs on the dispatch thread, so no two handlers of one
+/// plugin ever run at once.
+final class Pipeline: Intake {
+    private enum Waiting {
+        case message(InFlight)
+        case event(HostEvent, RecordSource, RecordCompletion?)
+        case rejected(RecordError, RecordSource, RecordCompletion?)
+    }
+
+    let dataStage: DataStage
+    let route: UIRoute
+    let app: AppState
+    let report: Report
+    private let logger: Logger
+    private let platform: Platform?
+    private let targetKey: [UInt8]
+    private let maxBytes: Int
+    private let maxPending: Int
+    private var reader = JSONReader()
+    private var current: InFlight
+    private var queue: [Waiting] = []
+    private var head = 0
+
+    init(dataStage: DataStage, route: UIRoute, app: AppState, report: Report, options: RunOptions, logger: Logger) {
+        self.dataStage = dataStage
+        self.route = route
+        self.app = app
+        self.report = report
+        self.logger = logger
+        platform = options.platform
+        targetKey = Array(options.targetKey.utf8)
+        maxBytes = options.maxBytes
+        maxPending = options.maxPending
+        current = InFlight(dataPlugins: dataStage.count)
+    }
+
+    deinit {
+        route.deallocate()
+    }
+
+    private var queueIsEmpty: Bool { head == queue.count }
+
+    /// Whether nothing waits: no pending verdict, no queued record.
+    var isIdle: Bool { dataStage.pending.isEmpty && queueIsEmpty }
+
+    /// Fewer than `--max-pending` messages wait for `complete`, and the
+    /// records queued behind them stay bounded too (64 times as many), so a
+    /// slow plugin never makes memory grow without end.
+    var hasRoom: Bool {
+        dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
+    }
+
+    // MARK: Arrival
+
+    func take(_ record: Record) {
+        switch record.content {
+        case .text(let bytes):
+            do {
+                take(try reader.parse(bytes), record)
+            } catch {
+                arrive(.rejected(RecordError(error), record.source, record.completion))
+            }
+        case .parsed(let document):
+            take(document, record)
+        case .invalid(let error):
+            arrive(.rejected(RecordError(error), record.source, record.completion))
+        case .tooLong:
+            arrive(.rejected(.tooLong(maxBytes), record.source, record.completion))
+        }
+    }
+
+    /// Takes one parsed record, a host event or a push message; `document`
+    /// need stay valid only until this returns.
+    private func take(_ document: JSONDocument, _ record: Record) {
+        let root = document.root
+        guard root.kind == .object else {
+            let error = RecordError(offset: 0, reason: "not a JSON object (each record is one object)")
+            return arrive(.rejected(error, record.source, record.completion))
+        }
+        let members = RootMembers(root)
+        if members.pushhost >= 0 {
+            do {
+                return arrive(.event(try HostEvent(name: root.at(members.pushhost), record: root), record.source, record.completion))
+            } catch {
+                return arrive(.rejected(error, record.source, record.completion))
+            }
+        }
+        let flight = current
+        targetKey.withUnsafeBytes { key in
+            flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
+        }
+        flight.completion = record.completion
+        dataStage.run(flight)
+        if queueIsEmpty && dataStage.isDone(flight) {
+            finish(flight)
+            flight.recycle()
+            return
+        }
+        // It must wait (for its own data stage or for those before it): it
+        // keeps a copy of its bytes, and the next message gets a fresh record.
+        flight.message.detach()
+        current = InFlight(dataPlugins: dataStage.count)
+        queue.append(.message(flight))
+        drain()
+    }
+
+    /// An event or a rejected record: finished now unless records queue before it.
+    private func arrive(_ waiting: Waiting) {
+        if queueIsEmpty {
+            finish(waiting)
+        } else {
+            queue.append(waiting)
+        }
+    }
+
+    // MARK: Verdicts that come later
+
+    /// Applies every `complete` posted so far, then finishes what became ready.
+    func takeCompletions() {
+        dataStage.takeCompletions()
+        drain()
+    }
+
+    /// `takeCompletions`, when any `complete` was posted.
+    func takeCompletionsIfAny() {
+        if dataStage.inbox.hasItems { takeCompletions() }
+    }
+
+    /// Counts every pending verdict past its deadline as failed, then
+    /// finishes what became ready.
+    func expireDeadlines() {
+        dataStage.expireDeadlines()
+        drain()
+    }
+
+    /// Finishes every record at the head of the queue whose turn has come.
+    private func drain() {
+        while head < queue.count {
+            if case .message(let flight) = queue[head], !dataStage.isDone(flight) { return }
+            let waiting = queue[head]
+            head += 1
+            finish(waiting)
+        }
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+    }
+
+    // MARK: The end of a record's way
+
+    private func finish(_ waiting: Waiting) {
+        switch waiting {
+        case .message(let flight): finish(flight)
+        case .event(let event, let source, let completion): apply(event, source: source, completion: completion)
+        case .rejected(let error, let source, let completion): reject(error, source: source, completion: completion)
+        }
+    }
+
+    /// Decides the message's status from its verdicts, runs its UI stage
+    /// when they allow it, and writes its report line.
+    private func finish(_ flight: InFlight) {
+        let status: Status
+        var taken = Route.none
+        if flight.anyFailed {
+            status = .failed
+        } else if flight.anySuppressed {
+            status = .suppressed
+        } else {
+            taken = route.deliver(flight.message, screens: app.visible)
+            status = taken == .none ? .undelivered : .delivered
+        }
+        let line = MessageLine(
+            flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
+            ui: route.called(on: taken, screens: app.visible),
+            problem: flight.anyFailed ? flight.errors.joined(separator: "; ") : nil)
+        report.write(line, completion: flight.completion)
+    }
+
+    /// Applies a host event to the app state and writes its report line.
+    private func apply(_ event: HostEvent, source: RecordSource, completion: RecordCompletion?) {
+        do {
+            let status = try app.apply(event, source: source)
+            report.write(EventLine(event: event, status: status, source: source), completion: completion)
+        } catch {
+            reject(error, source: source, completion: completion)
+        }
+    }
+
+    /// Reports a record that is neither a valid message nor a valid host
+    /// event, on standard error and in the report.
+    private func reject(_ error: RecordError, source: RecordSource, completion: RecordCompletion?) {
+        let place = error.offset.map { "\(source.place), byte \($0)" } ?? source.place
+        logger.error("rejected \(place): \(error.reason)")
+        report.write(RejectedLine(error: error, source: source), completion: completion)
+    }
+}

@@ -1,0 +1,64 @@
+import CPushHost
+
+/// The UI stage: exactly one route for a message whose data stage let it
+/// through (SPEC section 5, step 2), chosen by the visible screens and the
+/// message's target.
+///
+/// ```
+/// no screen visible            -> background (every background plugin)
+/// a visible screen claims it   -> target     (the first, top first)
+/// otherwise                    -> mismatch   (the top screen)
+/// that route has no handler    -> none       (undelivered)
+/// ```
+struct UIRoute {
+    /// The background plugins' names, in load order, for the report.
+    let backgroundNames: [String]
+    private let background: UnsafeMutableBufferPointer<Handler>
+
+    init(plugins: PluginSet) {
+        backgroundNames = plugins.background.map(\.name)
+        background = Handler.table(plugins.background)
+    }
+
+    func deallocate() {
+        background.deallocate()
+    }
+
+    /// The route for a message with `target` (UTF-8, or nil for none), given
+    /// the visible `screens` and whether any background plugin is loaded.
+    static func choose(target: UnsafeRawBufferPointer?, screens: VisibleScreens, hasBackground: Bool) -> Route {
+        guard !screens.isEmpty else { return hasBackground ? .background : .none }
+        if let position = target.flatMap({ screens.claiming($0) }) {
+            return screens.screens[position].handler.raw.on_target == nil ? .none : .target(screen: position)
+        }
+        return screens.screens[0].handler.raw.on_mismatch == nil ? .none : .mismatch
+    }
+
+    /// Chooses the route for `message` and calls the handlers on it.
+    func deliver(_ message: Message, screens: VisibleScreens) -> Route {
+        let route = message.withTarget { Self.choose(target: $0, screens: screens, hasBackground: !background.isEmpty) }
+        switch route {
+        case .background:
+            for handler in background { handler.raw.on_background?(handler.state, message.opaque) }
+        case .target(let position):
+            let screen = screens.screens[position].handler
+            screen.raw.on_target!(screen.state, message.opaque)
+        case .mismatch:
+            let top = screens.screens[0].handler
+            top.raw.on_mismatch!(top.state, message.opaque)
+        case .none:
+            break
+        }
+        return route
+    }
+
+    /// The plugins `route` called, for the report.
+    func called(on route: Route, screens: VisibleScreens) -> [String] {
+        switch route {
+        case .background: backgroundNames
+        case .target(let position): [screens.names[position]]
+        case .mismatch: [screens.names[0]]
+        case .none: []
+        }
+    }
+}
