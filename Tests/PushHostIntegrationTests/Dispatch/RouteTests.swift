@@ -117,9 +117,9 @@ import Testing
         #expect(report[1]["event"] as? String == "foreground")
         #expect(report[1]["status"] as? String == "rejected")
         let error = try #require(report[1]["error"] as? String)
-        #expect(error.contains(#"no foreground plugin is named "nosuch""#), "\(error)")
+        #expect(error.contains(#"no screen plugin is named "nosuch""#), "\(error)")
         #expect((report[1]["source"] as? [String: Any])?["line"] as? Int == 2)
-        #expect(result.stderr.contains(#"rejected line 2: no foreground plugin is named "nosuch" (screens: s1, s2)"#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"rejected line 2: no screen plugin is named "nosuch" (screens: s1, s2)"#), "\(result.stderr)")
         #expect(report[2]["route"] as? String == "mismatch")
     }
 
@@ -166,7 +166,7 @@ import Testing
         let scratch = try Scratch()
         let result = try scratch.run(try Self.app(scratch) + ["--foreground", "s1,nosuch"], stdin: ndjson(Self.message("m1", target: "a")))
         #expect(result.status == 1)
-        #expect(result.stderr.contains(#"--foreground nosuch: no foreground plugin is named "nosuch""#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"--foreground nosuch: no screen plugin is named "nosuch""#), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         // The plugins were created, so they are destroyed; no message reached them.
         #expect(scratch.probeCalls().isEmpty)

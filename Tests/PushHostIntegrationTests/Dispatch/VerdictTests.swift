@@ -43,7 +43,7 @@ import Testing
         #expect(line["ui"] as? [String] == (delivered ? ["bg"] : []))
         #expect(line["data"] as? [[String: String]] == [["plugin": "d", "verdict": answer.reported]])
         if answer.status == "failed" {
-            #expect(line["error"] as? String == "d answered failed")
+            #expect(line["error"] as? String == "d gave the verdict failed")
         } else {
             #expect(line["error"] is NSNull)
         }
@@ -109,7 +109,7 @@ import Testing
         #expect(scratch.probeCalls() == ["d data m1"])
         let line = try #require(try result.report().first)
         #expect(line["status"] as? String == "failed")
-        #expect((line["error"] as? String)?.contains("d answered 99, which is not a final verdict") == true, "\(line)")
+        #expect((line["error"] as? String)?.contains("d gave 99, which is not a final verdict") == true, "\(line)")
     }
 
     @Test(arguments: [

@@ -20,17 +20,17 @@ import Testing
              reason: "ph_plugin_entry returned NULL"),
         Case(label: "ABI major 2",
              source: PluginSource.descriptor(#".name = "future""#, header: ".struct_size = sizeof(ph_plugin), .abi_major = 2, .abi_minor = 0"),
-             reason: "built for ABI 2.0, but this host speaks ABI 1.0 (the majors differ)"),
+             reason: "built for ABI 2.0, but this host speaks ABI 1.1 (the majors differ)"),
         Case(label: "newer minor",
              source: PluginSource.descriptor(#".name = "newer""#, header: ".struct_size = sizeof(ph_plugin), .abi_major = PH_ABI_MAJOR, .abi_minor = PH_ABI_MINOR + 1"),
-             reason: "built for ABI 1.1, but this host speaks ABI 1.0 (the plugin's minor is newer)"),
+             reason: "built for ABI 1.2, but this host speaks ABI 1.1 (the plugin's minor is newer)"),
         Case(label: "NULL name", source: PluginSource.descriptor(#".version = "1""#), reason: "the descriptor has no name (NULL)"),
         Case(label: "empty name", source: PluginSource.descriptor(#".name = """#), reason: "the name is empty"),
         Case(label: "badly formed name", source: PluginSource.descriptor(#".name = "Bad Name""#),
              reason: #"the name "Bad Name" is not made of [a-z0-9_-]"#),
-        Case(label: "foreground without targets",
+        Case(label: "screen without targets",
              source: PluginSource.descriptor(#".name = "screen", .on_target = on_message"#, prelude: PluginSource.noopHandlers),
-             reason: "a foreground plugin (on_target or on_mismatch) must list its targets"),
+             reason: "a screen plugin (on_target or on_mismatch) must list its targets"),
         Case(label: "struct_size too small",
              source: PluginSource.descriptor(#".name = "tiny""#, header: ".struct_size = 8, .abi_major = PH_ABI_MAJOR"),
              reason: "descriptor struct_size 8 is too small"),
@@ -83,7 +83,7 @@ import Testing
         let second = try scratch.plugin("2-stock.so", screen("stock", #""stock""#))
         let result = try Command.pushhost(["run", "--plugins", scratch.path, "--state", scratch.file("state")])
         #expect(result.status == 1)
-        #expect(result.stderr.contains(#"refused plugin \#(second): the target "stock" is already claimed by the foreground plugin "orders""#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"refused plugin \#(second): the target "stock" is already claimed by the screen plugin "orders""#), "\(result.stderr)")
     }
 
     @Test func listingShowsTheRefusal() throws {

@@ -95,7 +95,7 @@ import Testing
         try #require(problems.count == 1, "\(problems)")
         #expect(problems[0]["record"] as? Int == 2)
         #expect(problems[0]["status"] as? String == "failed")
-        #expect(problems[0]["error"] as? String == "d answered failed")
+        #expect(problems[0]["error"] as? String == "d gave the verdict failed")
         #expect(scratch.probeCalls() == ["d data answered#1", "bg background answered#1", "d data answered#2"])
     }
 }

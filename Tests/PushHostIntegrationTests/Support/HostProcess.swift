@@ -27,8 +27,9 @@ final class HostProcess: @unchecked Sendable {
     /// The file standard error goes to.
     let errorPath: String
 
-    /// Starts `pushhost` with `arguments`, standard error into `errorPath`.
-    init(_ arguments: [String], errorPath: String, environment: [String: String]? = nil) throws {
+    /// Starts `pushhost` with `arguments`, standard error into `errorPath`,
+    /// standard input from `input` (when given) or empty.
+    init(_ arguments: [String], errorPath: String, environment: [String: String]? = nil, input: Pipe? = nil) throws {
         self.errorPath = errorPath
         guard FileManager.default.createFile(atPath: errorPath, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorPath])
@@ -40,7 +41,7 @@ final class HostProcess: @unchecked Sendable {
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()

@@ -37,14 +37,14 @@ import Testing
         }
         #expect(entries.map { $0["name"] as? String } == names)
         #expect(entries.map { $0["file"] as? String } == names.map(package.library))
-        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["foreground"], ["token"]])
+        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["screen"], ["token"]])
         #expect(entries.map { $0["targets"] as? [String] } == [[], ["shelf"], []])
         #expect(entries.map { $0["description"] as? String } == [
             "Waits data.delay_ms (or its delay_ms setting), then continues.",
             "Foreground screen for the shelf target.",
             "Writes down new registration tokens.",
         ])
-        #expect(entries.allSatisfy { $0["version"] as? String == "0.1.0" && $0["abi"] as? String == "1.0" })
+        #expect(entries.allSatisfy { $0["version"] as? String == "0.1.0" && $0["abi"] as? String == "1.1" })
     }
 
     /// An init that throws: `create` returns NULL, the host refuses the
