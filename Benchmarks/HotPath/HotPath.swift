@@ -24,7 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let message = Message()
-    let targetKey = Array(DispatchOptions().targetKey.utf8)
+    let targetKey = Array(RunOptions().targetKey.utf8)
     Benchmark("Normalization: shape, fields and target of one parsed message") { benchmark in
         targetKey.withUnsafeBytes { key in
             for index in benchmark.scaledIterations {
@@ -35,10 +35,11 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    let dispatcher = try! NoopPlugins.dispatcher()
+    let host = try! NoopPlugins.host()
+    let intake = host.intake
     Benchmark("Dispatch: one message from its bytes to a data plugin and a background plugin") { benchmark in
         for index in benchmark.scaledIterations {
-            lines.withLine(index) { dispatcher.submit($0, source: .stdin(line: index)) }
+            lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index))) }
         }
     }
 }
@@ -88,10 +89,10 @@ final class ReferenceLines: @unchecked Sendable {
     }
 }
 
-/// A dispatcher with the no-op C plugins of `Benchmarks/noop.c`: a data
-/// plugin that answers continue and a background plugin, no report.
+/// A host with the no-op C plugins of `Benchmarks/noop.c`: a data plugin
+/// that gives the verdict continue and a background plugin, no report.
 enum NoopPlugins {
-    static func dispatcher() throws -> Dispatcher {
+    static func host() throws -> Host {
         let folder = NSTemporaryDirectory() + "pushhost-hotpath-\(getpid())"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let paths = [("data", "DATA"), ("background", "BACKGROUND")].map { name, role in
@@ -103,8 +104,8 @@ enum NoopPlugins {
         }
         let tokens = try TokenStore(directory: folder + "/state")
         let logger = Logger(label: "pushhost")
-        let plugins = try PluginSet(catalog: PluginCatalog(paths: paths), overrides: [], skipBad: false, tokens: tokens, logger: logger)
-        return try Dispatcher(plugins: plugins, tokens: tokens, report: nil, options: DispatchOptions(), logger: logger)
+        return try Host(
+            catalog: PluginCatalog(paths: paths), overrides: [], skipBadPlugins: false, tokens: tokens, options: RunOptions(), logger: logger)
     }
 }
 

@@ -4,8 +4,9 @@ import Logging
 /// screens (none: the app is in the background) and the current token
 /// (SPEC section 5, token events).
 final class AppState {
-    /// The screens the app shows now, top first.
+    /// The screens the app shows now, top first, and their names.
     private(set) var visible: VisibleScreens
+    private(set) var visibleNames: [String] = []
     private let screens: [String: VisibleScreens.Screen]
     private let tokens: TokenStore
     private let tokenPlugins: [PluginInstance]
@@ -54,6 +55,7 @@ final class AppState {
     private func show(_ names: [String]) {
         visible.deallocate()
         visible = VisibleScreens(names.map { screens[$0]! })
+        visibleNames = names
     }
 
     /// Stores a token that differs from the stored one, then tells every

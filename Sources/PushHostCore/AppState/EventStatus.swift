@@ -9,6 +9,11 @@ enum EventStatus {
     /// The token could not be stored: why.
     case failed(String)
 
+    /// What the record's source learns.
+    var result: RecordResult {
+        if case .failed = self { .retry } else { .done }
+    }
+
     var word: String {
         switch self {
         case .applied: "applied"

@@ -48,6 +48,6 @@ final class InFlight {
         anyFailed = false
         anySuppressed = false
         isWaiting = false
-        completion = nil
+        if completion != nil { completion = nil }
     }
 }

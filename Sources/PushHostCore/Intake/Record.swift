@@ -71,5 +71,5 @@ package protocol Intake: AnyObject {
     var hasRoom: Bool { get }
 
     /// Takes one record, in arrival order.
-    func take(_ record: Record)
+    func take(_ record: borrowing Record)
 }

@@ -13,28 +13,31 @@ final class Report {
         writer = try destination.map { destination throws(SetupError) in try ReportWriter(destination: destination) }
     }
 
-    /// Writes `line` and, for a record whose source asked, flushes it and
-    /// calls `completion` with the result.
-    func write(_ line: some ReportLine, completion: RecordCompletion?) {
-        switch line.result {
+    /// Counts a record's `result`; then, when there is a report or the
+    /// record's source asked, writes the line that `line` builds (on the
+    /// hot path, nothing is built for nobody), flushes it and calls
+    /// `completion` with the result.
+    func write<Line: ReportLine>(_ result: RecordResult, completion: RecordCompletion?, _ line: () -> Line) {
+        switch result {
         case .done: break
         case .retry: failedCount += 1
         case .rejected: rejectedCount += 1
         }
         guard let completion else {
-            writer?.append(line)
+            if let writer { writer.append(line()) }
             return
         }
+        let built = line()
         let bytes: [UInt8]
         if let writer {
-            bytes = writer.append(line, keeping: true)!
+            bytes = writer.append(built, keeping: true)!
             writer.flush()
         } else {
             var json = JSONLine()
-            line.write(into: &json)
+            built.write(into: &json)
             bytes = json.closed()
         }
-        completion(RecordOutcome(result: line.result, problem: line.problem, line: bytes))
+        completion(RecordOutcome(result: result, problem: built.problem, line: bytes))
     }
 
     /// Writes out every buffered line.

@@ -1,7 +1,5 @@
 /// One line of the report: what became of one record, as JSON.
 protocol ReportLine {
-    /// What the record's source learns.
-    var result: RecordResult { get }
     /// Why, when the record was rejected or failed.
     var problem: String? { get }
     /// Writes the line's members.
@@ -19,8 +17,6 @@ struct MessageLine: ReportLine {
     /// The plugins the UI stage called.
     let ui: [String]
     let problem: String?
-
-    var result: RecordResult { status == .failed ? .retry : .done }
 
     func write(into line: inout JSONLine) {
         let message = flight.message
@@ -53,10 +49,6 @@ struct EventLine: ReportLine {
     let status: EventStatus
     let source: RecordSource
 
-    var result: RecordResult {
-        if case .failed = status { .retry } else { .done }
-    }
-
     var problem: String? {
         if case .failed(let reason) = status { reason } else { nil }
     }
@@ -77,7 +69,6 @@ struct RejectedLine: ReportLine {
     let error: RecordError
     let source: RecordSource
 
-    var result: RecordResult { .rejected }
     var problem: String? { error.text }
 
     func write(into line: inout JSONLine) {

@@ -10,4 +10,13 @@ enum Status: String {
     case undelivered
     /// The record was not a valid message or host event.
     case rejected
+
+    /// What the record's source learns.
+    var result: RecordResult {
+        switch self {
+        case .delivered, .suppressed, .undelivered: .done
+        case .failed: .retry
+        case .rejected: .rejected
+        }
+    }
 }

@@ -43,6 +43,9 @@ package final class Host {
         }
     }
 
+    /// Where records go, for a caller that feeds them itself (a benchmark).
+    package var intake: any Intake { pipeline }
+
     /// How many records were rejected, and how many failed, so far.
     package var rejectedCount: Int { pipeline.report.rejectedCount }
     package var failedCount: Int { pipeline.report.failedCount }

@@ -66,7 +66,7 @@ final class Pipeline: Intake {
 
     // MARK: Arrival
 
-    func take(_ record: Record) {
+    func take(_ record: borrowing Record) {
         switch record.content {
         case .text(let bytes):
             do {
@@ -85,7 +85,7 @@ final class Pipeline: Intake {
 
     /// Takes one parsed record, a host event or a push message; `document`
     /// need stay valid only until this returns.
-    private func take(_ document: JSONDocument, _ record: Record) {
+    private func take(_ document: JSONDocument, _ record: borrowing Record) {
         let root = document.root
         guard root.kind == .object else {
             let error = RecordError(offset: 0, reason: "not a JSON object (each record is one object)")
@@ -103,7 +103,7 @@ final class Pipeline: Intake {
         targetKey.withUnsafeBytes { key in
             flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
         }
-        flight.completion = record.completion
+        if let completion = record.completion { flight.completion = completion }
         dataStage.run(flight)
         if queueIsEmpty && dataStage.isDone(flight) {
             finish(flight)
@@ -182,18 +182,19 @@ final class Pipeline: Intake {
             taken = route.deliver(flight.message, screens: app.visible)
             status = taken == .none ? .undelivered : .delivered
         }
-        let line = MessageLine(
-            flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
-            ui: route.called(on: taken, screens: app.visible),
-            problem: flight.anyFailed ? flight.errors.joined(separator: "; ") : nil)
-        report.write(line, completion: flight.completion)
+        report.write(status.result, completion: flight.completion) {
+            MessageLine(
+                flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
+                ui: route.called(on: taken, screens: app.visibleNames),
+                problem: flight.anyFailed ? flight.errors.joined(separator: "; ") : nil)
+        }
     }
 
     /// Applies a host event to the app state and writes its report line.
     private func apply(_ event: HostEvent, source: RecordSource, completion: RecordCompletion?) {
         do {
             let status = try app.apply(event, source: source)
-            report.write(EventLine(event: event, status: status, source: source), completion: completion)
+            report.write(status.result, completion: completion) { EventLine(event: event, status: status, source: source) }
         } catch {
             reject(error, source: source, completion: completion)
         }
@@ -204,6 +205,6 @@ final class Pipeline: Intake {
     private func reject(_ error: RecordError, source: RecordSource, completion: RecordCompletion?) {
         let place = error.offset.map { "\(source.place), byte \($0)" } ?? source.place
         logger.error("rejected \(place): \(error.reason)")
-        report.write(RejectedLine(error: error, source: source), completion: completion)
+        report.write(.rejected, completion: completion) { RejectedLine(error: error, source: source) }
     }
 }

@@ -52,12 +52,13 @@ struct UIRoute {
         return route
     }
 
-    /// The plugins `route` called, for the report.
-    func called(on route: Route, screens: VisibleScreens) -> [String] {
+    /// The plugins `route` called, for the report, given the names of the
+    /// visible screens, top first.
+    func called(on route: Route, screens: [String]) -> [String] {
         switch route {
         case .background: backgroundNames
-        case .target(let position): [screens.names[position]]
-        case .mismatch: [screens.names[0]]
+        case .target(let position): [screens[position]]
+        case .mismatch: [screens[0]]
         case .none: []
         }
     }

@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// The screens the app shows, top first, as the UI route reads them: their
-/// handlers and targets in memory of their own, so matching a message's
-/// target takes no reference count and no allocation. None visible means
-/// the app is in the background.
+/// handlers and targets in memory of their own, so copying it, and matching
+/// a message's target, takes no reference count and no allocation. None
+/// visible means the app is in the background.
 struct VisibleScreens {
     /// A screen plugin as the UI route calls it.
     struct Screen {
@@ -21,8 +21,6 @@ struct VisibleScreens {
         let targets: UnsafeBufferPointer<UnsafeRawBufferPointer>
     }
 
-    /// The visible screens' names, top first, for the report.
-    let names: [String]
     let screens: UnsafeMutableBufferPointer<Visible>
     private let spans: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>
     private let bytes: UnsafeMutableRawBufferPointer
@@ -34,7 +32,6 @@ struct VisibleScreens {
 
     /// The app in the foreground, showing `shown`, top first.
     init(_ shown: [Screen]) {
-        names = shown.map(\.name)
         let targets = shown.map { $0.targets.map { Array($0.utf8) } }
         bytes = .allocate(byteCount: max(targets.joined().reduce(0) { $0 + $1.count }, 1), alignment: 1)
         spans = .allocate(capacity: max(targets.reduce(0) { $0 + $1.count }, 1))
