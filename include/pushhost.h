@@ -15,7 +15,7 @@
  *   host's. Structs only grow, by appending fields; a reader uses a field only
  *   when struct_size covers it.
  * - Ownership: a string the host hands out is borrowed. It stays valid until
- *   the handler that received it returns, or, for a message answered with
+ *   the handler that received it returns, or, for a message given the verdict
  *   PH_PENDING, until host->complete() is called for it. Strings in the
  *   descriptor belong to the plugin and must live as long as the library.
  * - Threads: the host never calls two handlers of one plugin instance at the
@@ -99,12 +99,12 @@ typedef struct ph_config ph_config;
 typedef struct ph_host ph_host;
 typedef struct ph_plugin ph_plugin;
 
-/* What a data handler answers for one message. */
+/* A data handler's verdict on one message. */
 typedef enum ph_verdict {
     PH_CONTINUE = 0, /* go on to the UI stage */
     PH_SUPPRESS = 1, /* handled here; no UI stage */
     PH_FAILED = 2,   /* skip the UI stage and report a failure */
-    PH_PENDING = 3   /* the answer comes later, once, through host->complete */
+    PH_PENDING = 3   /* the verdict comes later, once, through host->complete */
 } ph_verdict;
 
 /* What a source learns once its record's report line is written (see
@@ -162,7 +162,7 @@ struct ph_host {
     const char *PH_NULLABLE (*PH_NONNULL config_get)(const ph_config *PH_NONNULL config,
                                                      const char *PH_NONNULL key);
 
-    /* [thread-safe] Answers a message for which on_data returned PH_PENDING,
+    /* [thread-safe] Gives the verdict on a message for which on_data returned PH_PENDING,
      * exactly once, with PH_CONTINUE, PH_SUPPRESS or PH_FAILED. A second call,
      * or a call for a message that is not pending, is logged and ignored.
      * After it returns, m and its strings are no longer valid. */
@@ -198,7 +198,7 @@ struct ph_plugin {
     const char *PH_NULLABLE version;
     const char *PH_NULLABLE description;
 
-    /* Foreground plugins: the targets this screen matches, NULL-terminated.
+    /* Screen plugins: the targets this screen matches, NULL-terminated.
      * No two loaded plugins may claim the same target. */
     const char *PH_NULLABLE const *PH_NULLABLE targets;
 

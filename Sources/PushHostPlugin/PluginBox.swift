@@ -46,7 +46,7 @@ final class PluginBox: @unchecked Sendable {
         box.plugin.shutdown()
     }
 
-    /// Copies the message, answers `PH_PENDING`, and completes it when the
+    /// Copies the message, gives `PH_PENDING`, and completes it when the
     /// async handler returns (its verdict) or throws (failed, logged).
     func onData(_ message: OpaquePointer) -> ph_verdict {
         guard let data else { return PH_CONTINUE }

@@ -1,6 +1,6 @@
 /*
- * screen.h: the logic shared by the sample foreground screens (issues.c,
- * supplies.c). A foreground plugin is a "screen": the host calls on_target
+ * screen.h: the logic shared by the sample screen plugins (issues.c,
+ * supplies.c). A screen plugin: the host calls on_target
  * when this screen is the first visible one whose targets contain the
  * message's target, and on_mismatch when it is on top and no visible screen
  * matches. Each screen only reports what it got.
