@@ -10,6 +10,10 @@ enum Paths {
     /// `include/`, holding pushhost.h.
     static let include = packageRoot.appendingPathComponent("include")
 
+    /// `Tests/Fixtures/`, files the tests read but no target builds (such as
+    /// `pushhost-1.0/pushhost.h`, the header of ABI 1.0).
+    static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
+
     /// The folder of the running test bundle, where `swift build` put the
     /// `pushhost` binary and the sample plugins.
     static let products: URL = {
