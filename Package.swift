@@ -21,6 +21,7 @@ let samples: [(name: String, target: String)] = [
     ("issues", "PluginIssues"),
     ("supplies", "PluginSupplies"),
     ("token-log", "PluginTokenLog"),
+    ("fifo-source", "PluginFifoSource"),
 ]
 
 /// A sample Swift plugin: one folder under `plugins/`, built as a dynamic
@@ -68,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushHostCoreTests",
-            dependencies: ["PushHostCore"]
+            dependencies: ["PushHostCore", "CPushHost"]
         ),
         .testTarget(
             name: "PushHostIntegrationTests",
