@@ -52,12 +52,16 @@ package enum RecordResult: Sendable {
     case retry
     /// The record is bad (not JSON, too big, unknown event ...): no try will succeed.
     case rejected
+    /// The host stopped before the record's data stage ended: it has no
+    /// report line, and its source keeps it for the next run (a spool file
+    /// stays in `new/`).
+    case stopped
 
     /// The ABI's value.
     var abiValue: ph_result {
         switch self {
         case .done: PH_DONE
-        case .retry: PH_RETRY
+        case .retry, .stopped: PH_RETRY
         case .rejected: PH_REJECTED
         }
     }

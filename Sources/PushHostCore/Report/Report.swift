@@ -19,7 +19,7 @@ final class Report {
     /// `completion` with the result.
     func write<Line: ReportLine>(_ result: RecordResult, completion: RecordCompletion?, _ line: () -> Line) {
         switch result {
-        case .done: break
+        case .done, .stopped: break
         case .retry: failedCount += 1
         case .rejected: rejectedCount += 1
         }

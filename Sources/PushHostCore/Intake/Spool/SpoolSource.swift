@@ -113,6 +113,11 @@ final class SpoolSource {
     /// Notes the outcome of one record of `name`; the file moves after its last one.
     private func finished(_ name: String, record: Int, _ outcome: RecordOutcome) {
         guard var progress = underWay[name] else { return }
+        if outcome.result == .stopped {
+            // The host stopped before this record ended: the file stays in new/.
+            underWay[name] = nil
+            return
+        }
         progress.remaining -= 1
         if outcome.result != .done {
             progress.problems.append(SpoolProblem(record: record, result: outcome.result, reason: outcome.problem ?? ""))
