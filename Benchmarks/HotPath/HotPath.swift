@@ -105,7 +105,7 @@ enum NoopPlugins {
         let tokens = try TokenStore(directory: folder + "/state")
         let logger = Logger(label: "pushhost")
         return try Host(
-            catalog: PluginCatalog(paths: paths), overrides: [], skipBadPlugins: false, tokens: tokens, options: RunOptions(), logger: logger)
+            catalog: PluginCatalog(paths: paths), spool: nil, overrides: [], skipBadPlugins: false, tokens: tokens, options: RunOptions(), logger: logger)
     }
 }
 

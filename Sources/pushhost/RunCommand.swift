@@ -12,9 +12,10 @@ struct RunCommand: ParsableCommand {
             APNs, or bare data) or a host event ({"pushhost":"token"|"foreground"|"background",...}). \
             With --watch DIR, files renamed into DIR/new are dispatched too (one JSON object or NDJSON \
             each), then moved to DIR/cur, or to DIR/failed with NAME.error.json; the host then runs \
-            until SIGINT or SIGTERM, finishes what is under way, and exits 0. \
+            until SIGINT or SIGTERM, gives what is under way --stop-timeout, and exits 0. \
             Exit status: 0 when the input ended and every record was handled, 1 for a setup error, \
-            2 for a usage error, 3 under --strict when a record was rejected or failed.
+            2 for a usage error, 3 under --strict when a record was rejected or failed, 4 when a \
+            plugin handler did not return within --handler-timeout.
             """
     )
 
@@ -50,6 +51,15 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Pause reading while this many messages wait for complete.", valueName: "COUNT"))
     var maxPending = 1024
 
+    @Option(help: ArgumentHelp("Give up on a plugin handler that has not returned after this many seconds: the host exits with status 4, and a spool file it was on counts a crash (0: no limit).", valueName: "SECONDS"))
+    var handlerTimeout = 30.0
+
+    @Option(help: ArgumentHelp("On SIGINT or SIGTERM, wait this many seconds for records under way; the rest stay for the next start.", valueName: "SECONDS"))
+    var stopTimeout = 5.0
+
+    @Option(help: ArgumentHelp("Move a spool file to failed/ once the host crashed this many times on it.", valueName: "COUNT"))
+    var crashLimit = 3
+
     @Option(help: ArgumentHelp("Where the token is kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
 
@@ -60,6 +70,9 @@ struct RunCommand: ParsableCommand {
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be above 0") }
         guard dataTimeout >= 0, dataTimeout.isFinite else { throw ValidationError("--data-timeout must be 0 or more seconds") }
         guard maxPending > 0 else { throw ValidationError("--max-pending must be above 0") }
+        guard handlerTimeout >= 0, handlerTimeout.isFinite else { throw ValidationError("--handler-timeout must be 0 or more seconds") }
+        guard stopTimeout >= 0, stopTimeout.isFinite else { throw ValidationError("--stop-timeout must be 0 or more seconds") }
+        guard crashLimit > 0 else { throw ValidationError("--crash-limit must be above 0") }
     }
 
     func run() throws {
@@ -73,10 +86,14 @@ struct RunCommand: ParsableCommand {
         options.maxPending = maxPending
         options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
         options.report = report
+        options.handlerTimeout = handlerTimeout
+        options.stopTimeout = stopTimeout
+        options.crashLimit = crashLimit
         let tokens = try TokenStore(directory: StateDirectory.resolve(state))
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),
+            spool: spool,
             overrides: overrides,
             skipBadPlugins: skipBadPlugins,
             tokens: tokens,
@@ -84,7 +101,7 @@ struct RunCommand: ParsableCommand {
             logger: logger
         )
         defer { host.shutdown() }
-        try host.run(spool: spool)
+        try host.run()
         if strict && (host.rejectedCount > 0 || host.failedCount > 0) {
             throw ExitCode(3)
         }

@@ -10,11 +10,13 @@ final class AppState {
     private let screens: [String: VisibleScreens.Screen]
     private let tokens: TokenStore
     private let tokenPlugins: [PluginInstance]
+    private let journal: CrashJournal
     private let logger: Logger
 
     /// The state at start: in the foreground with the screens `foreground`
     /// names (top first), else in the background.
-    init(plugins: PluginSet, tokens: TokenStore, foreground: [String]?, logger: Logger) throws(SetupError) {
+    init(plugins: PluginSet, tokens: TokenStore, foreground: [String]?, journal: CrashJournal, logger: Logger) throws(SetupError) {
+        self.journal = journal
         screens = plugins.screens.mapValues { plugin in
             VisibleScreens.Screen(name: plugin.name, targets: plugin.descriptor.targets, handler: Handler(plugin))
         }
@@ -71,7 +73,11 @@ final class AppState {
         guard case .replaced(let previous) = change else { return .unchanged }
         token.withCString { new in
             withOptionalCString(previous) { previous in
-                for plugin in tokenPlugins { plugin.onToken(new, previous: previous) }
+                for plugin in tokenPlugins {
+                    journal.enter(.onToken, plugin: plugin.index, source: source)
+                    plugin.onToken(new, previous: previous)
+                    journal.leave()
+                }
             }
         }
         return .stored

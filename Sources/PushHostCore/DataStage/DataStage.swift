@@ -17,6 +17,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     let names: [String]
     let inbox = CompletionInbox()
     private let handlers: UnsafeMutableBufferPointer<Handler>
+    private let journal: CrashJournal
     private let logger: Logger
     private let timeout: Double
     private let timeoutNanoseconds: UInt64
@@ -36,7 +37,8 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
     /// `timeout` seconds.
-    init(plugins: PluginSet, timeout: Double, logger: Logger) {
+    init(plugins: PluginSet, timeout: Double, journal: CrashJournal, logger: Logger) {
+        self.journal = journal
         names = plugins.data.map(\.name)
         handlers = Handler.table(plugins.data)
         self.timeout = timeout
@@ -62,7 +64,9 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         let message = flight.message.opaque
         while flight.next < handlers.count {
             let handler = handlers[flight.next]
+            journal.enter(.onData, plugin: handler.plugin, source: flight.message.source)
             let verdict = handler.raw.on_data!(handler.state, message)
+            journal.leave()
             if verdict == PH_PENDING {
                 flight.isWaiting = true
                 flight.deadline = Self.now() &+ timeoutNanoseconds
@@ -144,6 +148,12 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             record(PH_FAILED, for: flight, because: "\(name) did not complete within --data-timeout \(timeout)s")
             run(flight)
         }
+    }
+
+    /// Stops waiting for every pending verdict (the host is stopping): a
+    /// later `complete` for one of them is ignored.
+    func forgetPending() {
+        pending.removeAll()
     }
 
     /// Milliseconds until the nearest deadline, or -1 when nothing is pending.

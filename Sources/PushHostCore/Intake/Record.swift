@@ -17,6 +17,9 @@ package struct Record {
         case invalid(JSONError)
         /// A record longer than `--max-bytes`, not kept.
         case tooLong
+        /// A record the host gives up on without dispatching it, and why
+        /// (its plugins crashed on it `--crash-limit` times).
+        case failed(String)
     }
 
     package let content: Content

@@ -6,14 +6,17 @@ import CPushHost
 struct Handler {
     let state: UnsafeMutableRawPointer?
     let raw: ph_plugin
+    /// The plugin's number in load order, as the crash journal names it.
+    let plugin: Int32
 
-    init(state: UnsafeMutableRawPointer?, raw: ph_plugin) {
+    init(state: UnsafeMutableRawPointer?, raw: ph_plugin, plugin: Int32) {
         self.state = state
         self.raw = raw
+        self.plugin = plugin
     }
 
     init(_ plugin: PluginInstance) {
-        self.init(state: plugin.state, raw: plugin.descriptor.raw)
+        self.init(state: plugin.state, raw: plugin.descriptor.raw, plugin: plugin.index)
     }
 
     /// The handlers of `plugins`, in order, in memory the caller owns and

@@ -8,13 +8,16 @@ final class PluginInstance {
     let context: PluginContext
     let settings: PluginSettings
     let host: UnsafePointer<ph_host>
+    /// Its number among the created plugins, in load order.
+    let index: Int32
     private(set) var state: UnsafeMutableRawPointer?
 
     var name: String { descriptor.name }
     var roles: [PluginRole] { descriptor.roles }
 
-    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings) {
+    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings, index: Int32) {
         self.file = file
+        self.index = index
         self.descriptor = descriptor
         self.context = context
         self.settings = settings

@@ -51,7 +51,8 @@ package final class PluginSet {
                 file: file,
                 descriptor: plugin.descriptor,
                 context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions),
-                settings: PluginSettings(settings)
+                settings: PluginSettings(settings),
+                index: Int32(created.count)
             )
             do {
                 try instance.create()

@@ -11,14 +11,18 @@ package final class Host {
     private let submissions: PluginSubmissions
     private let pipeline: Pipeline
     private let options: RunOptions
+    private let spool: Spool?
+    private let journal: CrashJournal
     private let logger: Logger
     /// The source plugins whose `start` returned 0 and whose `stop` is still to call.
     private var started: [SourcePlugin] = []
 
     /// Loads and creates the plugins and builds the stages; any refusal is
-    /// a `SetupError` unless `skipBadPlugins` is set.
+    /// a `SetupError` unless `skipBadPlugins` is set. With a spool, the
+    /// crash journal beside its folders tells first how the last run ended.
     package init(
         catalog: PluginCatalog,
+        spool: Spool?,
         overrides: [SettingOverride],
         skipBadPlugins: Bool,
         tokens: TokenStore,
@@ -26,21 +30,36 @@ package final class Host {
         logger: Logger
     ) throws(SetupError) {
         self.options = options
+        self.spool = spool
         self.logger = logger
+        journal = try CrashJournal(path: spool.map { $0.directory + "/journal" })
+        if let crash = journal.recover() {
+            logger.error("the last run ended on \(crash.place): \(crash.summary)\(Self.verdict(on: crash, limit: options.crashLimit))")
+        }
+        CrashSignals.install(journal)
         let report = try Report(destination: options.report)
         submissions = PluginSubmissions(capacity: 256)
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions, logger: logger)
+        journal.name(plugins: plugins.instances.map(\.name))
         do {
             _ = Interceptors(plugins: plugins, logger: logger)
-            let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, logger: logger)
+            let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
             pipeline = Pipeline(
-                dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, logger: logger),
-                route: UIRoute(plugins: plugins), app: app, report: report, options: options, logger: logger)
+                dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
+                route: UIRoute(plugins: plugins, journal: journal), app: app, report: report, options: options, logger: logger)
         } catch {
             plugins.destroyAll()
             throw error
         }
+    }
+
+    /// What becomes of the spool file of `crash`: tried again, or given up.
+    private static func verdict(on crash: CrashJournal.Crash, limit: Int) -> String {
+        guard !crash.file.isEmpty else { return "" }
+        return crash.count >= limit
+            ? " (crash \(crash.count) of --crash-limit \(limit): the file goes to failed/)"
+            : " (crash \(crash.count) of --crash-limit \(limit): the file is tried again)"
     }
 
     /// Where records go, for a caller that feeds them itself (a benchmark).
@@ -55,16 +74,22 @@ package final class Host {
     /// SIGTERM; then finishes what is under way (pending data verdicts
     /// included, within their deadline). SIGINT or SIGTERM stop standard
     /// input too.
-    package func run(spool: Spool? = nil) throws(SetupError) {
+    package func run() throws(SetupError) {
         let shutdown = ShutdownSignal.install()
+        let report = pipeline.report
+        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { report.flush() }
         let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
-        let spool = try spool.map { spool throws(SetupError) in try SpoolSource(spool: spool, maxBytes: options.maxBytes, logger: logger) }
+        let spool = try spool.map { spool throws(SetupError) in
+            try SpoolSource(spool: spool, maxBytes: options.maxBytes, journal: journal, crashLimit: options.crashLimit, logger: logger)
+        }
         submissions.openOnThisThread()
         try startSources()
         /// Runs until a signal, not until standard input ends.
         let untilStopped = spool != nil || !plugins.sources.isEmpty
         var reading = true
         var stopping = false
+        /// When a stop stops waiting for pending data verdicts (monotonic ns).
+        var stopDeadline: UInt64 = 0
         while true {
             if !stopping {
                 while reading, pipeline.hasRoom, let record = input.next() {
@@ -79,6 +104,10 @@ package final class Host {
             if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
                 break
             }
+            if stopping && DataStage.now() >= stopDeadline && !pipeline.isIdle {
+                pipeline.stop()
+                continue
+            }
             pipeline.report.flush()
             let hasRoom = pipeline.hasRoom
             var watched = [pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0)]
@@ -86,7 +115,12 @@ package final class Host {
             if let spool, hasRoom && !stopping { watched.append(pollfd(fd: spool.fd, events: Int16(POLLIN), revents: 0)) }
             if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
-            _ = poll(&watched, nfds_t(watched.count), pipeline.dataStage.millisecondsToNextDeadline())
+            var wait = pipeline.dataStage.millisecondsToNextDeadline()
+            if stopping {
+                let left = Int32(min((stopDeadline &- min(stopDeadline, DataStage.now())) / 1_000_000 + 1, 60_000))
+                wait = wait < 0 ? left : min(wait, left)
+            }
+            _ = poll(&watched, nfds_t(watched.count), wait)
             for ready in watched where ready.revents != 0 {
                 switch ready.fd {
                 case pipeline.dataStage.inbox.fd:
@@ -99,8 +133,9 @@ package final class Host {
                         reading = false
                     }
                 case shutdown:
-                    logger.info("stopping: finishing what is under way, taking nothing new")
+                    logger.info("stopping: taking nothing new; records under way get --stop-timeout \(options.stopTimeout)s")
                     stopping = true
+                    stopDeadline = DataStage.now() &+ UInt64(options.stopTimeout * 1e9)
                     stopSources()
                 case spool?.fd:
                     spool?.takeArrivals()

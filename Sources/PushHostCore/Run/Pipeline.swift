@@ -19,6 +19,7 @@ final class Pipeline: Intake {
         case message(InFlight)
         case event(HostEvent, RecordSource, RecordCompletion?)
         case rejected(RecordError, RecordSource, RecordCompletion?)
+        case failed(String, RecordSource, RecordCompletion?)
     }
 
     let dataStage: DataStage
@@ -80,6 +81,8 @@ final class Pipeline: Intake {
             arrive(.rejected(RecordError(error), record.source, record.completion))
         case .tooLong:
             arrive(.rejected(.tooLong(maxBytes), record.source, record.completion))
+        case .failed(let reason):
+            arrive(.failed(reason, record.source, record.completion))
         }
     }
 
@@ -147,6 +150,39 @@ final class Pipeline: Intake {
         drain()
     }
 
+    // MARK: A stop
+
+    /// Ends the records still waiting for a data verdict, without their UI
+    /// stage, and finishes every other one: a record whose source can take
+    /// it again (a spool file, a plugin) learns `stopped` and has no report
+    /// line; a line of standard input, which cannot be read again, is
+    /// reported failed. Their late `complete` calls are ignored.
+    func stop() {
+        dataStage.forgetPending()
+        while head < queue.count {
+            let waiting = queue[head]
+            head += 1
+            if case .message(let flight) = waiting, !dataStage.isDone(flight) {
+                stopped(flight)
+            } else {
+                finish(waiting)
+            }
+        }
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+    }
+
+    private func stopped(_ flight: InFlight) {
+        let reason = "the host stopped before its data stage ended"
+        if let completion = flight.completion {
+            completion(RecordOutcome(result: .stopped, problem: reason, line: []))
+            return
+        }
+        report.write(.retry, completion: nil) {
+            MessageLine(flight: flight, status: .failed, route: .none, dataPlugins: dataStage.names, ui: [], problem: reason)
+        }
+    }
+
     /// Finishes every record at the head of the queue whose turn has come.
     private func drain() {
         while head < queue.count {
@@ -166,6 +202,7 @@ final class Pipeline: Intake {
         case .message(let flight): finish(flight)
         case .event(let event, let source, let completion): apply(event, source: source, completion: completion)
         case .rejected(let error, let source, let completion): reject(error, source: source, completion: completion)
+        case .failed(let reason, let source, let completion): fail(reason, source: source, completion: completion)
         }
     }
 
@@ -198,6 +235,12 @@ final class Pipeline: Intake {
         } catch {
             reject(error, source: source, completion: completion)
         }
+    }
+
+    /// Reports a record the host gives up on without dispatching it.
+    private func fail(_ reason: String, source: RecordSource, completion: RecordCompletion?) {
+        logger.error("\(source.place): \(reason)")
+        report.write(.retry, completion: completion) { FailedLine(reason: reason, source: source) }
     }
 
     /// Reports a record that is neither a valid message nor a valid host

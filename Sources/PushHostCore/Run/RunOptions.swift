@@ -12,6 +12,14 @@ package struct RunOptions: Sendable {
     package var maxPending = 1024
     /// The screens visible at start, top first; nil starts in the background (`--foreground`).
     package var foreground: [String]?
+    /// How long a handler call may take before the host gives up on it and
+    /// exits, in seconds; 0 for no limit (`--handler-timeout`).
+    package var handlerTimeout = 30.0
+    /// How long a stop waits for records under way, in seconds (`--stop-timeout`).
+    package var stopTimeout = 5.0
+    /// After how many crashes of the host on one spool file the file goes
+    /// to `failed/` (`--crash-limit`).
+    package var crashLimit = 3
     /// Where the report goes (`--report`: a file, `-` for standard output), or nil for none.
     package var report: String?
 

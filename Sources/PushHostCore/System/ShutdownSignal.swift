@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// SIGINT and SIGTERM, turned into a readable pipe the run loop polls: the
 /// handler only writes a byte, and the loop then stops taking new work,
@@ -8,13 +9,18 @@ import Glibc
 enum ShutdownSignal {
     /// The pipe the handler writes to; set once, before the handlers go in.
     nonisolated(unsafe) private static var pipe: WakePipe?
+    /// How many signals came, for a thread that cannot poll the pipe.
+    static let received = Atomic<Int>(0)
 
     /// Installs the handlers and returns the end to poll.
     static func install() -> Int32 {
         let wake = pipe ?? WakePipe()
         pipe = wake
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in ShutdownSignal.pipe?.wake() }
+        action.__sigaction_handler.sa_handler = { _ in
+            ShutdownSignal.received.add(1, ordering: .relaxed)
+            ShutdownSignal.pipe?.wake()
+        }
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART
         sigaction(SIGINT, &action, nil)

@@ -14,8 +14,10 @@ struct UIRoute {
     /// The background plugins' names, in load order, for the report.
     let backgroundNames: [String]
     private let background: UnsafeMutableBufferPointer<Handler>
+    private let journal: CrashJournal
 
-    init(plugins: PluginSet) {
+    init(plugins: PluginSet, journal: CrashJournal) {
+        self.journal = journal
         backgroundNames = plugins.background.map(\.name)
         background = Handler.table(plugins.background)
     }
@@ -39,13 +41,22 @@ struct UIRoute {
         let route = message.withTarget { Self.choose(target: $0, screens: screens, hasBackground: !background.isEmpty) }
         switch route {
         case .background:
-            for handler in background { handler.raw.on_background?(handler.state, message.opaque) }
+            for handler in background {
+                guard let onBackground = handler.raw.on_background else { continue }
+                journal.enter(.onBackground, plugin: handler.plugin, source: message.source)
+                onBackground(handler.state, message.opaque)
+                journal.leave()
+            }
         case .target(let position):
             let screen = screens.screens[position].handler
+            journal.enter(.onTarget, plugin: screen.plugin, source: message.source)
             screen.raw.on_target!(screen.state, message.opaque)
+            journal.leave()
         case .mismatch:
             let top = screens.screens[0].handler
+            journal.enter(.onMismatch, plugin: top.plugin, source: message.source)
             top.raw.on_mismatch!(top.state, message.opaque)
+            journal.leave()
         case .none:
             break
         }

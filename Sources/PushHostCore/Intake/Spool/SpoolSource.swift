@@ -18,6 +18,8 @@ final class SpoolSource {
     let spool: Spool
     private let watcher: SpoolWatcher
     private let maxBytes: Int
+    private let journal: CrashJournal
+    private let crashLimit: Int
     private let logger: Logger
     private var waiting: [String] = []
     private var next = 0
@@ -27,9 +29,11 @@ final class SpoolSource {
 
     /// Arms the watch, then lists what `new/` already holds: nothing that
     /// arrives in between is missed.
-    init(spool: Spool, maxBytes: Int, logger: Logger) throws(SetupError) {
+    init(spool: Spool, maxBytes: Int, journal: CrashJournal, crashLimit: Int, logger: Logger) throws(SetupError) {
         self.spool = spool
         self.maxBytes = maxBytes
+        self.journal = journal
+        self.crashLimit = crashLimit
         self.logger = logger
         watcher = try SpoolWatcher(directory: spool.new)
         for name in spool.scan() { enqueue(name) }
@@ -80,6 +84,10 @@ final class SpoolSource {
     private func handle(_ name: String, _ intake: some Intake) {
         guard let contents = spool.contents(of: name) else { return }
         underWay[name] = Progress()
+        if let crash = journal.crashes(of: name), crash.count >= crashLimit {
+            giveUp(name, crash, intake)
+            return
+        }
         switch contents {
         case .failure(let error):
             underWay[name]?.problems.append(SpoolProblem(record: nil, result: .rejected, reason: "\(error)"))
@@ -88,6 +96,17 @@ final class SpoolSource {
         }
         underWay[name]?.submittedAll = true
         if underWay[name]?.remaining == 0 { move(name) }
+    }
+
+    /// Hands over, instead of the file's records, one that fails it: the
+    /// host crashed on it `--crash-limit` times.
+    private func giveUp(_ name: String, _ crash: CrashJournal.Crash, _ intake: some Intake) {
+        underWay[name]?.remaining = 1
+        underWay[name]?.submittedAll = true
+        let reason = "\(crash.summary) (\(crash.count) times: --crash-limit \(crashLimit))"
+        intake.take(Record(.failed(reason), source: .spool(file: name, record: nil)) { [unowned self] outcome in
+            self.finished(name, record: 1, outcome)
+        })
     }
 
     private func hand(_ name: String, _ bytes: UnsafeRawBufferPointer, to intake: some Intake) {
@@ -132,6 +151,7 @@ final class SpoolSource {
         guard let progress = underWay.removeValue(forKey: name) else { return }
         do {
             try spool.finish(name, problems: progress.problems)
+            journal.forget(name)
         } catch {
             logger.error("spool file \(name): \(error); it stays in new/ and is handled again at the next start")
         }

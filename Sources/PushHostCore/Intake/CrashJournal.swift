@@ -1,0 +1,366 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The plugin handler call under way, kept where a crash of the host cannot
+/// lose it: a small file mapped shared (`DIR/journal` beside a spool's
+/// folders), so each store lands in the kernel's page cache at once and a
+/// process that dies by a signal (or SIGKILL) leaves it behind.
+///
+/// Before each handler call the dispatch thread notes the plugin, the
+/// handler and the record (`enter`), and clears the note after (`leave`).
+/// A crash signal adds its number (`CrashSignals`), the watchdog a timeout.
+/// The next start finds the note (`recover`): the spool file under way gets
+/// one more crash in the journal's table, and after `--crash-limit` of them
+/// it goes to `failed/` instead of being tried again.
+///
+/// Without a spool the journal is anonymous memory: the watchdog still
+/// watches the calls, and nothing outlives the process.
+package final class CrashJournal: @unchecked Sendable {
+    /// What ended a run during a handler call.
+    package enum Cause: Equatable, Sendable, CustomStringConvertible {
+        /// A signal the host caught on its way down (SIGSEGV, SIGABRT, ...).
+        case signal(Int32)
+        /// The handler did not return within `--handler-timeout`.
+        case timeout
+        /// No cause was noted: SIGKILL, or the machine went down.
+        case unknown
+
+        init(code: Int32) {
+            self = code > 0 ? .signal(code) : code == Self.timeoutCode ? .timeout : .unknown
+        }
+
+        static let timeoutCode: Int32 = -1
+
+        package var description: String {
+            switch self {
+            case .signal(let number): Self.signalName(number)
+            case .timeout: "no return within --handler-timeout"
+            case .unknown: "killed (SIGKILL or a power loss: no signal was noted)"
+            }
+        }
+
+        /// `SIGSEGV`, or `signal 42` for one without a common name.
+        static func signalName(_ number: Int32) -> String {
+            let names: [Int32: String] = [
+                SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE",
+                SIGABRT: "SIGABRT", SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS", SIGKILL: "SIGKILL",
+            ]
+            return names[number] ?? "signal \(number)"
+        }
+    }
+
+    /// A crash of a run during a call on a spool file's record, and how many
+    /// such crashes the file has caused.
+    package struct Crash: Equatable, Sendable {
+        /// The spool file whose record was under way; empty for another source.
+        package let file: String
+        /// Where the record came from, in words (`spool file x.json`, `line 7`).
+        package let place: String
+        package let plugin: String
+        package let handler: String
+        package let cause: Cause
+        package var count: Int
+
+        /// `plugin cache crashed in on_data: SIGSEGV`.
+        package var summary: String {
+            switch cause {
+            case .signal: "plugin \(plugin) crashed in \(handler): \(cause)"
+            case .timeout: "plugin \(plugin) did not return from \(handler) within --handler-timeout"
+            case .unknown: "the host was killed while plugin \(plugin) was in \(handler)"
+            }
+        }
+    }
+
+    /// Byte offsets in the journal; the file is `size` bytes.
+    private enum Offset {
+        static let magic = 0
+        static let inCall = 8
+        static let plugin = 12
+        static let handler = 16
+        static let cause = 20
+        static let sourceKind = 24
+        static let sourceNumber = 32
+        static let sourceNameLength = 40
+        static let sourceName = 64  // 256 bytes
+        static let pluginNames = 512  // 64 names of 64 bytes
+        static let crashes = 8192  // 64 entries of 512 bytes
+    }
+
+    private enum Entry {
+        static let size = 512
+        static let count = 0
+        static let cause = 4
+        static let fileLength = 8
+        static let file = 16  // 256 bytes
+        static let plugin = 272  // 64 bytes
+        static let handler = 336  // 64 bytes
+    }
+
+    private static let size = Offset.crashes + 64 * Entry.size
+    private static let magic: UInt64 = 0x3130_4c4e_524a_4850  // "PHJRNL01"
+    private static let nameCapacity = 256
+    private static let pluginNameCapacity = 64
+    private static let maxPlugins = 64
+    private static let maxEntries = 64
+
+    /// The call under way on the dispatch thread, for the watchdog: even
+    /// when none, odd during a call, with `firedBit` once the watchdog gave
+    /// up on it.
+    let call = Atomic<UInt64>(0)
+    static let firedBit: UInt64 = 1 << 63
+
+    /// The mapped journal.
+    let base: UnsafeMutableRawPointer
+    /// Whether it is a file that outlives the process.
+    package let isDurable: Bool
+    /// The call counter as the dispatch thread last set it.
+    private var number: UInt64 = 0
+    /// The spool file whose name is in the journal now.
+    private var notedFile: String?
+    private var nextEntry = 0
+
+    /// The journal in `path` (created 0600 when missing; a symlink is
+    /// refused), or in memory when `path` is nil.
+    package init(path: String?) throws(SetupError) {
+        guard let path else {
+            let memory = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            guard let memory, memory != MAP_FAILED else { throw SetupError("crash journal: mmap: \(String(cString: strerror(errno)))") }
+            base = memory
+            isDurable = false
+            base.storeBytes(of: Self.magic, toByteOffset: Offset.magic, as: UInt64.self)
+            return
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SetupError("crash journal \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SetupError("crash journal \(path): not a regular file")
+        }
+        if info.st_size != Self.size, ftruncate(fd, off_t(Self.size)) != 0 {
+            throw SetupError("crash journal \(path): \(String(cString: strerror(errno)))")
+        }
+        let memory = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let memory, memory != MAP_FAILED else { throw SetupError("crash journal \(path): mmap: \(String(cString: strerror(errno)))") }
+        base = memory
+        isDurable = true
+        if base.load(fromByteOffset: Offset.magic, as: UInt64.self) != Self.magic {
+            memset(base, 0, Self.size)
+            base.storeBytes(of: Self.magic, toByteOffset: Offset.magic, as: UInt64.self)
+        }
+    }
+
+    deinit {
+        munmap(base, Self.size)
+    }
+
+    // MARK: The call under way
+
+    /// Notes that `handler` of plugin number `plugin` is called on a record from `source`.
+    @inline(__always)
+    func enter(_ handler: PluginHandler, plugin: Int32, source: RecordSource) {
+        base.storeBytes(of: plugin, toByteOffset: Offset.plugin, as: Int32.self)
+        base.storeBytes(of: handler.rawValue, toByteOffset: Offset.handler, as: Int32.self)
+        note(source)
+        base.storeBytes(of: 1, toByteOffset: Offset.inCall, as: Int32.self)
+        number &+= 1
+        call.store(number, ordering: .releasing)
+    }
+
+    /// Notes that the call returned. When the watchdog gave up on it
+    /// meanwhile, the host is on its way out: this thread stops here.
+    @inline(__always)
+    func leave() {
+        number &+= 1
+        let (returned, _) = call.compareExchange(expected: number &- 1, desired: number, ordering: .acquiringAndReleasing)
+        guard returned else { Self.parkForever() }
+        base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
+    }
+
+    private static func parkForever() -> Never {
+        while true { pause() }
+    }
+
+    /// Writes where the record comes from: a spool file's name only when it
+    /// changed since the last call.
+    @inline(__always)
+    private func note(_ source: RecordSource) {
+        switch source {
+        case .stdin(let line):
+            base.storeBytes(of: 1, toByteOffset: Offset.sourceKind, as: Int32.self)
+            base.storeBytes(of: Int64(line), toByteOffset: Offset.sourceNumber, as: Int64.self)
+        case .spool(let file, let number):
+            base.storeBytes(of: 2, toByteOffset: Offset.sourceKind, as: Int32.self)
+            base.storeBytes(of: Int64(number ?? 0), toByteOffset: Offset.sourceNumber, as: Int64.self)
+            if file != notedFile {
+                write(file, at: Offset.sourceName, length: Offset.sourceNameLength, capacity: Self.nameCapacity)
+                notedFile = file
+            }
+        case .plugin(let name, let record):
+            base.storeBytes(of: 3, toByteOffset: Offset.sourceKind, as: Int32.self)
+            base.storeBytes(of: Int64(record), toByteOffset: Offset.sourceNumber, as: Int64.self)
+            write(name, at: Offset.sourceName, length: Offset.sourceNameLength, capacity: Self.nameCapacity)
+            notedFile = nil
+        }
+    }
+
+    /// Forgets the call under way: the next start does not count it.
+    func clearCall() {
+        base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
+    }
+
+    /// Notes the cause of the end: a signal number, or `Cause.timeoutCode`.
+    func noteCause(_ code: Int32) {
+        causeSlot.pointee = code
+    }
+
+    /// Where the cause is noted, for a signal handler (one store, nothing else).
+    var causeSlot: UnsafeMutablePointer<Int32> {
+        (base + Offset.cause).assumingMemoryBound(to: Int32.self)
+    }
+
+    /// Notes the plugins' names, in load order (a call names its plugin by number).
+    package func name(plugins: [String]) {
+        for (index, plugin) in plugins.prefix(Self.maxPlugins).enumerated() {
+            let offset = Offset.pluginNames + index * Self.pluginNameCapacity
+            memset(base + offset, 0, Self.pluginNameCapacity)
+            var bytes = Array(plugin.utf8.prefix(Self.pluginNameCapacity - 1))
+            bytes.withUnsafeMutableBytes { (base + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+    }
+
+    /// The plugin and handler of the call under way (for the watchdog's line).
+    func callUnderWay() -> (plugin: String, handler: String, place: String) {
+        let plugin = base.load(fromByteOffset: Offset.plugin, as: Int32.self)
+        let handler = PluginHandler(rawValue: base.load(fromByteOffset: Offset.handler, as: Int32.self))
+        return (pluginName(plugin), handler?.name ?? "a handler", place())
+    }
+
+    // MARK: What the last run left
+
+    /// The call the last run was in when it ended, when it ended in one;
+    /// a spool file's crash count goes up by one. Clears the note.
+    package func recover() -> Crash? {
+        guard isDurable, base.load(fromByteOffset: Offset.inCall, as: Int32.self) != 0 else {
+            noteCause(0)
+            return nil
+        }
+        let (plugin, handler, place) = callUnderWay()
+        let kind = base.load(fromByteOffset: Offset.sourceKind, as: Int32.self)
+        let file = kind == 2 ? read(at: Offset.sourceName, length: Offset.sourceNameLength) : ""
+        let cause = Cause(code: base.load(fromByteOffset: Offset.cause, as: Int32.self))
+        var crash = Crash(file: file, place: place, plugin: plugin, handler: handler, cause: cause, count: 1)
+        if !file.isEmpty {
+            crash.count = count(crash)
+        }
+        base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
+        noteCause(0)
+        return crash
+    }
+
+    /// The crashes `file` caused so far, the last one's details with them.
+    package func crashes(of file: String) -> Crash? {
+        guard let entry = entry(for: file) else { return nil }
+        return crash(at: entry, file: file)
+    }
+
+    /// Forgets the crashes of `file` (it left `new/`).
+    package func forget(_ file: String) {
+        guard let entry = entry(for: file) else { return }
+        memset(base + entry, 0, Entry.size)
+    }
+
+    /// Adds `crash` to its file's entry (taking a free one, else the next in
+    /// turn) and returns the file's count.
+    private func count(_ crash: Crash) -> Int {
+        let entry = entry(for: crash.file) ?? freeEntry()
+        let count = Int(base.load(fromByteOffset: entry + Entry.count, as: Int32.self)) + 1
+        memset(base + entry, 0, Entry.size)
+        base.storeBytes(of: Int32(count), toByteOffset: entry + Entry.count, as: Int32.self)
+        let code: Int32 = switch crash.cause {
+        case .signal(let number): number
+        case .timeout: Cause.timeoutCode
+        case .unknown: 0
+        }
+        base.storeBytes(of: code, toByteOffset: entry + Entry.cause, as: Int32.self)
+        write(crash.file, at: entry + Entry.file, length: entry + Entry.fileLength, capacity: Self.nameCapacity)
+        write(crash.plugin, at: entry + Entry.plugin, length: nil, capacity: Self.pluginNameCapacity)
+        write(crash.handler, at: entry + Entry.handler, length: nil, capacity: Self.pluginNameCapacity)
+        msync(base, Self.size, MS_SYNC)
+        return count
+    }
+
+    private func crash(at entry: Int, file: String) -> Crash {
+        Crash(
+            file: file, place: "spool file \(file)",
+            plugin: cString(at: entry + Entry.plugin), handler: cString(at: entry + Entry.handler),
+            cause: Cause(code: base.load(fromByteOffset: entry + Entry.cause, as: Int32.self)),
+            count: Int(base.load(fromByteOffset: entry + Entry.count, as: Int32.self)))
+    }
+
+    private func entry(for file: String) -> Int? {
+        let bytes = Array(file.utf8)
+        for index in 0..<Self.maxEntries {
+            let entry = Offset.crashes + index * Entry.size
+            guard base.load(fromByteOffset: entry + Entry.count, as: Int32.self) > 0,
+                Int(base.load(fromByteOffset: entry + Entry.fileLength, as: Int32.self)) == bytes.count,
+                memcmp(base + entry + Entry.file, bytes, bytes.count) == 0
+            else { continue }
+            return entry
+        }
+        return nil
+    }
+
+    private func freeEntry() -> Int {
+        for index in 0..<Self.maxEntries {
+            let entry = Offset.crashes + index * Entry.size
+            if base.load(fromByteOffset: entry + Entry.count, as: Int32.self) == 0 { return entry }
+        }
+        nextEntry = (nextEntry + 1) % Self.maxEntries
+        return Offset.crashes + nextEntry * Entry.size
+    }
+
+    // MARK: Bytes
+
+    /// Writes `text`'s bytes (cut to `capacity`, NUL-terminated when shorter),
+    /// and their count at `length` when given.
+    private func write(_ text: String, at offset: Int, length: Int?, capacity: Int) {
+        var text = text
+        text.withUTF8 { bytes in
+            let count = min(bytes.count, capacity - 1)
+            if count > 0 { (base + offset).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            (base + offset + count).storeBytes(of: 0, as: UInt8.self)
+            if let length { base.storeBytes(of: Int32(count), toByteOffset: length, as: Int32.self) }
+        }
+    }
+
+    private func read(at offset: Int, length: Int) -> String {
+        let count = max(0, min(Int(base.load(fromByteOffset: length, as: Int32.self)), Self.nameCapacity - 1))
+        return String(decoding: UnsafeRawBufferPointer(start: base + offset, count: count), as: UTF8.self)
+    }
+
+    private func cString(at offset: Int) -> String {
+        String(cString: (base + offset).assumingMemoryBound(to: CChar.self))
+    }
+
+    private func pluginName(_ index: Int32) -> String {
+        guard index >= 0, index < Self.maxPlugins else { return "#\(index)" }
+        let name = cString(at: Offset.pluginNames + Int(index) * Self.pluginNameCapacity)
+        return name.isEmpty ? "#\(index)" : name
+    }
+
+    /// The record under way, in words.
+    private func place() -> String {
+        let number = base.load(fromByteOffset: Offset.sourceNumber, as: Int64.self)
+        switch base.load(fromByteOffset: Offset.sourceKind, as: Int32.self) {
+        case 1: return "standard input, line \(number)"
+        case 2:
+            let file = read(at: Offset.sourceName, length: Offset.sourceNameLength)
+            return number > 0 ? "spool file \(file), record \(number)" : "spool file \(file)"
+        case 3: return "plugin \(read(at: Offset.sourceName, length: Offset.sourceNameLength)), record \(number)"
+        default: return "an unknown record"
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// A plugin handler the dispatch thread calls, by its name in the C ABI;
+/// the crash journal and the watchdog name the one under way.
+package enum PluginHandler: Int32, Sendable {
+    case onData = 1
+    case onBackground
+    case onTarget
+    case onMismatch
+    case onToken
+
+    /// `on_data`, `on_background`, ...
+    package var name: String {
+        switch self {
+        case .onData: "on_data"
+        case .onBackground: "on_background"
+        case .onTarget: "on_target"
+        case .onMismatch: "on_mismatch"
+        case .onToken: "on_token"
+        }
+    }
+}

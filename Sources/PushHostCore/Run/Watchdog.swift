@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import Synchronization
+
+/// A thread that watches the handler call under way on the dispatch thread
+/// (through the crash journal) and ends the host when one does not return:
+/// after `--handler-timeout`, or once a stop (SIGINT, SIGTERM) has waited
+/// `--stop-timeout` for it. It learns of the stop from the signal itself,
+/// since the dispatch thread, blocked in the call, cannot tell it.
+///
+/// A thread blocked in a plugin cannot be taken back, so the host exits
+/// with status 4 after writing out the report. After a timeout the journal
+/// keeps the call, so the next start counts it against the spool file like
+/// a crash; after a stop it does not (the file is simply tried again).
+/// Should the call return after all, the dispatch thread stops in
+/// `CrashJournal.leave` and never touches anything again.
+final class Watchdog: @unchecked Sendable {
+    /// The exit status of a host that gave up on a handler call.
+    static let exitStatus: Int32 = 4
+
+    private let journal: CrashJournal
+    private let timeout: UInt64
+    private let period: UInt32
+    private let logger: Logger
+    private let beforeExit: () -> Void
+    private let stopTimeout: UInt64
+
+    /// Starts watching: a call may take `timeout` seconds (0: forever), and
+    /// `stopTimeout` seconds after a stop signal. `beforeExit` runs on the
+    /// watchdog's thread just before the host exits.
+    init(journal: CrashJournal, timeout: Double, stopTimeout: Double, logger: Logger, beforeExit: @escaping () -> Void) {
+        self.journal = journal
+        self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
+        self.stopTimeout = UInt64(stopTimeout * 1e9)
+        period = timeout > 0 ? UInt32(min(100_000, max(1_000, timeout * 250_000))) : 100_000
+        self.logger = logger
+        self.beforeExit = beforeExit
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<Watchdog>.fromOpaque(context!).takeRetainedValue().watch()
+        }, Unmanaged.passRetained(self).toOpaque())
+        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
+        pthread_detach(thread)
+    }
+
+    private func watch() -> Never {
+        var observed: UInt64 = 0
+        var since: UInt64 = 0
+        /// When a call still under way is given up (monotonic ns), once a stop signal came.
+        var stop: UInt64 = 0
+        while true {
+            usleep(period)
+            let now = DataStage.now()
+            if stop == 0 && ShutdownSignal.received.load(ordering: .relaxed) > 0 {
+                stop = now &+ stopTimeout
+            }
+            let call = journal.call.load(ordering: .acquiring)
+            if call != observed {
+                observed = call
+                since = now
+            }
+            guard call & 1 == 1 else { continue }
+            if now &- since >= timeout {
+                giveUp(call, stopped: false, seconds: Double(now &- since) / 1e9)
+            } else if stop != 0 && now >= stop {
+                giveUp(call, stopped: true, seconds: Double(now &- since) / 1e9)
+            }
+        }
+    }
+
+    /// Ends the host on the call `call`, unless it returned meanwhile.
+    private func giveUp(_ call: UInt64, stopped: Bool, seconds: Double) {
+        let (held, _) = journal.call.compareExchange(expected: call, desired: call | CrashJournal.firedBit, ordering: .acquiringAndReleasing)
+        guard held else { return }
+        let (plugin, handler, place) = journal.callUnderWay()
+        let waited = (seconds * 10).rounded() / 10
+        if stopped {
+            journal.clearCall()
+            logger.error("stopping: plugin \(plugin) is still in \(handler) on \(place) after \(waited)s; exiting without it (the record is taken again at the next start)")
+        } else {
+            journal.noteCause(CrashJournal.Cause.timeoutCode)
+            logger.error("plugin \(plugin) did not return from \(handler) on \(place) within --handler-timeout (\(waited)s); the host exits (status \(Self.exitStatus))")
+        }
+        beforeExit()
+        _exit(Self.exitStatus)
+    }
+}
