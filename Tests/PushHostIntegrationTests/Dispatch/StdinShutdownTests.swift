@@ -21,7 +21,7 @@ import Testing
         host.send(signal)
         let exit = host.waitForExit()
         #expect(exit == .status(0), "\(host.stderr)")
-        #expect(host.stderr.contains("stopping: finishing what is under way"), "\(host.stderr)")
+        #expect(host.stderr.contains("stopping: taking nothing new"), "\(host.stderr)")
         // A line written after the signal is not taken.
         try? input.fileHandleForWriting.write(contentsOf: Data((#"{"message_id":"m2","data":{}}"# + "\n").utf8))
         try? input.fileHandleForWriting.close()

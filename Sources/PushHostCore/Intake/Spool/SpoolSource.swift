@@ -103,7 +103,8 @@ final class SpoolSource {
     private func giveUp(_ name: String, _ crash: CrashJournal.Crash, _ intake: some Intake) {
         underWay[name]?.remaining = 1
         underWay[name]?.submittedAll = true
-        let reason = "\(crash.summary) (\(crash.count) times: --crash-limit \(crashLimit))"
+        let times = crash.count == 1 ? "once" : "\(crash.count) times"
+        let reason = "\(crash.summary) (\(times): --crash-limit \(crashLimit))"
         intake.take(Record(.failed(reason), source: .spool(file: name, record: nil)) { [unowned self] outcome in
             self.finished(name, record: 1, outcome)
         })
