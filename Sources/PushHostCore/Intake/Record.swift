@@ -17,6 +17,9 @@ package struct Record {
         case invalid(JSONError)
         /// A record longer than `--max-bytes`, not kept.
         case tooLong
+        /// Something its source refused to read (a spool entry that is not
+        /// a regular file, an empty file): why.
+        case refused(String)
     }
 
     package let content: Content

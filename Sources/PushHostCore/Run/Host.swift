@@ -58,7 +58,7 @@ package final class Host {
     package func run(spool: Spool? = nil) throws(SetupError) {
         let shutdown = ShutdownSignal.install()
         let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
-        let spool = try spool.map { spool throws(SetupError) in try SpoolSource(spool: spool, maxBytes: options.maxBytes, logger: logger) }
+        let spool = try spool.map { spool throws(SetupError) in try SpoolSource(spool: spool, maxBytes: options.maxBytes, logger: logger, durable: { true }) }
         submissions.openOnThisThread()
         try startSources()
         /// Runs until a signal, not until standard input ends.
@@ -75,6 +75,7 @@ package final class Host {
             }
             // Accepted records are under way, even while stopping.
             submissions.deliver(to: pipeline)
+            spool?.moveFinished()
             reading = reading && !stopping && !input.finished
             if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
                 break

@@ -80,6 +80,8 @@ final class Pipeline: Intake {
             arrive(.rejected(RecordError(error), record.source, record.completion))
         case .tooLong:
             arrive(.rejected(.tooLong(maxBytes), record.source, record.completion))
+        case .refused(let reason):
+            arrive(.rejected(RecordError(reason: reason), record.source, record.completion))
         }
     }
 
