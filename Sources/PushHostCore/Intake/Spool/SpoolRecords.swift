@@ -87,7 +87,7 @@ struct SpoolRecords {
     }
 
     /// Whether nothing but whitespace follows what was handed out.
-    private func restIsBlank() throws(SpoolError) -> Bool {
+    func restIsBlank() throws(SpoolError) -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
         var offset = lines.offset
         while true {

@@ -155,12 +155,21 @@ final class SpoolSource {
     /// again, watches it, and takes what new/ holds.
     private func recover() {
         logger.warning("spool \(spool.directory): it or one of its folders was deleted or moved away; making them again")
-        do {
-            try spool.createLayout()
-            try watcher.arm(spool)
-        } catch {
-            logger.error("\(error); the spool is no longer watched")
-            return
+        // Made, watched, then made again where something went in between
+        // (later deletions are watched). A folder deleted before its watch
+        // is armed fails the watch: that is tried again, a few times.
+        for attempt in 1...3 {
+            do {
+                try spool.createLayout()
+                try watcher.arm(spool)
+                try spool.createLayout()
+                break
+            } catch where attempt < 3 {
+                continue
+            } catch {
+                logger.error("\(error); the spool is no longer watched")
+                return
+            }
         }
         for name in spool.scan() { enqueue(name) }
     }
@@ -207,6 +216,11 @@ final class SpoolSource {
             hand(name, .tooLong, line: line, sourceLine: single ? nil : line, intake)
         case .invalid(let error, let line):
             hand(name, .invalid(error), line: line, sourceLine: line, intake)
+        }
+        // A file whose last record is out ends now, not at the next turn:
+        // a stop before that turn must not keep it in new/.
+        if single || (!intake.hasRoom && (try? current.records.restIsBlank()) == true) {
+            endReading(refusing: nil, intake)
         }
     }
 

@@ -59,16 +59,18 @@ final class SpoolWatcher {
         buffer.deallocate()
     }
 
-    /// Drops the watches armed before, if any, and watches `spool` as it
-    /// is now; events of the old watches are ignored from here on.
+    /// Watches `spool` as it is now, then drops the watches armed before
+    /// on what is no longer there (with no moment unwatched in between);
+    /// events of the old watches are ignored from here on.
     func arm(_ spool: Spool) throws(SetupError) {
-        for watch in [newWatch, spoolWatch] where watch >= 0 { inotify_rm_watch(fd, watch) }
+        let old = [newWatch, spoolWatch]
         let gone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
         spoolWatch = inotify_add_watch(fd, spool.directory, gone | UInt32(IN_DELETE | IN_MOVED_FROM))
         newWatch = inotify_add_watch(fd, spool.new, gone | UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE))
         guard spoolWatch >= 0, newWatch >= 0 else {
             throw SetupError("cannot watch \(spool.new): \(String(cString: strerror(errno)))")
         }
+        for watch in old where watch >= 0 && watch != spoolWatch && watch != newWatch { inotify_rm_watch(fd, watch) }
     }
 
     /// Everything that arrived since the last call, without blocking.
