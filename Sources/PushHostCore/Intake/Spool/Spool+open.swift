@@ -4,7 +4,7 @@ import Glibc
 
 extension Spool {
     /// What opening an entry of `new/` found.
-    enum Entry {
+    enum Opening {
         /// Nothing there any more: handled already, or removed by someone else.
         case gone
         /// An entry that is not read: why, in one clause.
@@ -17,7 +17,7 @@ extension Spool {
     /// never blocking: a FIFO, a socket, a device, a directory or a
     /// symbolic link is refused, whether `lstat` sees it first or the open
     /// descriptor does (the entry may have been swapped in between).
-    func openEntry(_ name: SpoolName) -> Entry {
+    func openEntry(_ name: SpoolName) -> Opening {
         let path = path(new, name)
         var info = stat()
         guard lstat(path, &info) == 0 else {
