@@ -88,7 +88,7 @@ package final class CrashJournal: @unchecked Sendable {
         static let crashes = 8192  // 64 entries of 512 bytes
     }
 
-    private enum Entry {
+    private enum TableEntry {
         static let size = 512
         static let count = 0
         static let cause = 4
@@ -98,7 +98,7 @@ package final class CrashJournal: @unchecked Sendable {
         static let handler = 336  // 64 bytes
     }
 
-    private static let size = Offset.crashes + 64 * Entry.size
+    private static let size = Offset.crashes + 64 * TableEntry.size
     private static let magic: UInt64 = 0x3130_4c4e_524a_4850  // "PHJRNL01"
     private static let nameCapacity = 256
     private static let pluginNameCapacity = 64
@@ -269,25 +269,25 @@ package final class CrashJournal: @unchecked Sendable {
     /// Forgets the crashes of `file` (it left `new/`).
     package func forget(_ file: String) {
         guard let entry = entry(for: file) else { return }
-        memset(base + entry, 0, Entry.size)
+        memset(base + entry, 0, TableEntry.size)
     }
 
     /// Adds `crash` to its file's entry (taking a free one, else the next in
     /// turn) and returns the file's count.
     private func count(_ crash: Crash) -> Int {
         let entry = entry(for: crash.file) ?? freeEntry()
-        let count = Int(base.load(fromByteOffset: entry + Entry.count, as: Int32.self)) + 1
-        memset(base + entry, 0, Entry.size)
-        base.storeBytes(of: Int32(count), toByteOffset: entry + Entry.count, as: Int32.self)
+        let count = Int(base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self)) + 1
+        memset(base + entry, 0, TableEntry.size)
+        base.storeBytes(of: Int32(count), toByteOffset: entry + TableEntry.count, as: Int32.self)
         let code: Int32 = switch crash.cause {
         case .signal(let number): number
         case .timeout: Cause.timeoutCode
         case .unknown: 0
         }
-        base.storeBytes(of: code, toByteOffset: entry + Entry.cause, as: Int32.self)
-        write(crash.file, at: entry + Entry.file, length: entry + Entry.fileLength, capacity: Self.nameCapacity)
-        write(crash.plugin, at: entry + Entry.plugin, length: nil, capacity: Self.pluginNameCapacity)
-        write(crash.handler, at: entry + Entry.handler, length: nil, capacity: Self.pluginNameCapacity)
+        base.storeBytes(of: code, toByteOffset: entry + TableEntry.cause, as: Int32.self)
+        write(crash.file, at: entry + TableEntry.file, length: entry + TableEntry.fileLength, capacity: Self.nameCapacity)
+        write(crash.plugin, at: entry + TableEntry.plugin, length: nil, capacity: Self.pluginNameCapacity)
+        write(crash.handler, at: entry + TableEntry.handler, length: nil, capacity: Self.pluginNameCapacity)
         msync(base, Self.size, MS_SYNC)
         return count
     }
@@ -295,18 +295,18 @@ package final class CrashJournal: @unchecked Sendable {
     private func crash(at entry: Int, file: String) -> Crash {
         Crash(
             file: file, place: "spool file \(file)",
-            plugin: cString(at: entry + Entry.plugin), handler: cString(at: entry + Entry.handler),
-            cause: Cause(code: base.load(fromByteOffset: entry + Entry.cause, as: Int32.self)),
-            count: Int(base.load(fromByteOffset: entry + Entry.count, as: Int32.self)))
+            plugin: cString(at: entry + TableEntry.plugin), handler: cString(at: entry + TableEntry.handler),
+            cause: Cause(code: base.load(fromByteOffset: entry + TableEntry.cause, as: Int32.self)),
+            count: Int(base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self)))
     }
 
     private func entry(for file: String) -> Int? {
         let bytes = Array(file.utf8)
         for index in 0..<Self.maxEntries {
-            let entry = Offset.crashes + index * Entry.size
-            guard base.load(fromByteOffset: entry + Entry.count, as: Int32.self) > 0,
-                Int(base.load(fromByteOffset: entry + Entry.fileLength, as: Int32.self)) == bytes.count,
-                memcmp(base + entry + Entry.file, bytes, bytes.count) == 0
+            let entry = Offset.crashes + index * TableEntry.size
+            guard base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self) > 0,
+                Int(base.load(fromByteOffset: entry + TableEntry.fileLength, as: Int32.self)) == bytes.count,
+                memcmp(base + entry + TableEntry.file, bytes, bytes.count) == 0
             else { continue }
             return entry
         }
@@ -315,11 +315,11 @@ package final class CrashJournal: @unchecked Sendable {
 
     private func freeEntry() -> Int {
         for index in 0..<Self.maxEntries {
-            let entry = Offset.crashes + index * Entry.size
-            if base.load(fromByteOffset: entry + Entry.count, as: Int32.self) == 0 { return entry }
+            let entry = Offset.crashes + index * TableEntry.size
+            if base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self) == 0 { return entry }
         }
         nextEntry = (nextEntry + 1) % Self.maxEntries
-        return Offset.crashes + nextEntry * Entry.size
+        return Offset.crashes + nextEntry * TableEntry.size
     }
 
     // MARK: Bytes
@@ -358,7 +358,7 @@ package final class CrashJournal: @unchecked Sendable {
         case 1: return "standard input, line \(number)"
         case 2:
             let file = read(at: Offset.sourceName, length: Offset.sourceNameLength)
-            return number > 0 ? "spool file \(file), record \(number)" : "spool file \(file)"
+            return number > 0 ? "spool file \(file), line \(number)" : "spool file \(file)"
         case 3: return "plugin \(read(at: Offset.sourceName, length: Offset.sourceNameLength)), record \(number)"
         default: return "an unknown record"
         }

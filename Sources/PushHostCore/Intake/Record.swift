@@ -20,6 +20,9 @@ package struct Record {
         /// A record the host gives up on without dispatching it, and why
         /// (its plugins crashed on it `--crash-limit` times).
         case failed(String)
+        /// Something its source refused to read (a spool entry that is not
+        /// a regular file, an empty file): why.
+        case refused(String)
     }
 
     package let content: Content

@@ -2,8 +2,11 @@
 /// plugin that submitted it through `ph.intake/1`.
 package enum RecordSource: Equatable, Sendable {
     case stdin(line: Int)
-    /// `record` is the 1-based index within a file of several records, nil for a single one.
-    case spool(file: String, record: Int?)
+    /// `file` is the name as `SpoolName` prints it; `line` is the line the
+    /// record starts on in a file of several records (or, in a document
+    /// that is not valid JSON, the line of its mistake), nil for a file's
+    /// only record or for the file itself.
+    case spool(file: String, line: Int?)
     /// `record` counts the plugin's submitted records from 1.
     case plugin(name: String, record: Int)
 
@@ -12,17 +15,17 @@ package enum RecordSource: Equatable, Sendable {
         switch self {
         case .stdin(let line): "stdin-\(line)"
         case .spool(let file, nil): file
-        case .spool(let file, let record?): "\(file)#\(record)"
+        case .spool(let file, let line?): "\(file)#\(line)"
         case .plugin(let name, let record): "\(name)-\(record)"
         }
     }
 
-    /// Where, in words: `line 7`, `file x.json`, `file x.json, record 2`, `plugin fifo-source, record 3`.
+    /// Where, in words: `line 7`, `spool file x.json`, `spool file x.json, line 4`, `plugin fifo-source, record 3`.
     var place: String {
         switch self {
         case .stdin(let line): "line \(line)"
-        case .spool(let file, nil): "file \(file)"
-        case .spool(let file, let record?): "file \(file), record \(record)"
+        case .spool(let file, nil): "spool file \(file)"
+        case .spool(let file, let line?): "spool file \(file), line \(line)"
         case .plugin(let name, let record): "plugin \(name), record \(record)"
         }
     }
@@ -36,7 +39,7 @@ package enum RecordSource: Equatable, Sendable {
         }
     }
 
-    /// `{"kind":"stdin","line":7}`, `{"kind":"spool","file":"x.json"}` or
+    /// `{"kind":"stdin","line":7}`, `{"kind":"spool","file":"x.json","line":4}` or
     /// `{"kind":"plugin","plugin":"fifo-source","record":3}`.
     func appendJSON(to bytes: inout [UInt8]) {
         var line = JSONLine(appendingTo: &bytes)
@@ -44,9 +47,9 @@ package enum RecordSource: Equatable, Sendable {
         switch self {
         case .stdin(let number):
             line.number("line", number)
-        case .spool(let file, let record):
+        case .spool(let file, let number):
             line.string("file", file)
-            if let record { line.number("record", record) }
+            if let number { line.number("line", number) }
         case .plugin(let name, let record):
             line.string("plugin", name)
             line.number("record", record)

@@ -142,9 +142,9 @@ extension Message {
             guard let key = rest.first, rest.count == 1 else { return rest.isEmpty ? bytes : nil }
             switch (key, source) {
             case ("kind", _): return Array(source.kind.utf8)
-            case ("line", .stdin(let line)): return Array(String(line).utf8)
+            case ("line", .stdin(let line)), ("line", .spool(_, let line?)): return Array(String(line).utf8)
             case ("file", .spool(let file, _)): return Array(file.utf8)
-            case ("record", .spool(_, let record?)), ("record", .plugin(_, let record)): return Array(String(record).utf8)
+            case ("record", .plugin(_, let record)): return Array(String(record).utf8)
             case ("plugin", .plugin(let name, _)): return Array(name.utf8)
             default: return nil
             }

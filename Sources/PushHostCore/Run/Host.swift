@@ -80,7 +80,9 @@ package final class Host {
         _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { report.flush() }
         let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
         let spool = try spool.map { spool throws(SetupError) in
-            try SpoolSource(spool: spool, maxBytes: options.maxBytes, journal: journal, crashLimit: options.crashLimit, logger: logger)
+            try SpoolSource(
+                spool: spool, maxBytes: options.maxBytes, journal: journal, crashLimit: options.crashLimit, logger: logger,
+                durable: { true })
         }
         submissions.openOnThisThread()
         try startSources()
@@ -100,6 +102,7 @@ package final class Host {
             }
             // Accepted records are under way, even while stopping.
             submissions.deliver(to: pipeline)
+            spool?.moveFinished()
             reading = reading && !stopping && !input.finished
             if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
                 break

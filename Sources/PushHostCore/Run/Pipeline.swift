@@ -83,6 +83,8 @@ final class Pipeline: Intake {
             arrive(.rejected(.tooLong(maxBytes), record.source, record.completion))
         case .failed(let reason):
             arrive(.failed(reason, record.source, record.completion))
+        case .refused(let reason):
+            arrive(.rejected(RecordError(reason: reason), record.source, record.completion))
         }
     }
 

@@ -45,8 +45,8 @@ import Testing
         #expect(problems[0]["status"] as? String == "rejected")
         let reason = try #require(problems[0]["error"] as? String)
         #expect(reason == "byte 10: invalid literal", "\(reason)")
-        // A file of one record lists it as record 1.
-        #expect(problems[0]["record"] as? Int == 1)
+        // A file of one record lists the line of its mistake.
+        #expect(problems[0]["line"] as? Int == 1)
         #expect(scratch.probeCalls() == ["bg background good.json"])
         let report = try scratch.reportLines()
         let bad = try #require(report.first { $0.sourceFile == "bad.json" })
@@ -76,13 +76,13 @@ import Testing
         #expect(spool.names("cur").isEmpty)
         let problems = try Self.problems(scratch, "mixed")
         try #require(problems.count == 1, "\(problems)")
-        #expect(problems[0]["record"] as? Int == 2)
+        #expect(problems[0]["line"] as? Int == 2)
         #expect(problems[0]["status"] as? String == "rejected")
         #expect((problems[0]["error"] as? String)?.isEmpty == false)
         #expect(scratch.probeCalls() == ["bg background mixed#1"])
         let report = try scratch.reportLines()
         #expect(report.map { $0["status"] as? String } == ["delivered", "rejected"])
-        #expect(report.map { ($0["source"] as? [String: Any])?["record"] as? Int } == [1, 2])
+        #expect(report.map(\.sourceLine) == [1, 2])
     }
 
     /// A record a data plugin answers failed is a failed record too.
@@ -93,7 +93,7 @@ import Testing
         #expect(scratch.spool.failedFiles == ["answered"])
         let problems = try Self.problems(scratch, "answered")
         try #require(problems.count == 1, "\(problems)")
-        #expect(problems[0]["record"] as? Int == 2)
+        #expect(problems[0]["line"] as? Int == 2)
         #expect(problems[0]["status"] as? String == "failed")
         #expect(problems[0]["error"] as? String == "d gave the verdict failed")
         #expect(scratch.probeCalls() == ["d data answered#1", "bg background answered#1", "d data answered#2"])

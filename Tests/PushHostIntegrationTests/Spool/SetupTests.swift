@@ -3,12 +3,15 @@ import Testing
 
 /// `--watch DIR` creates the maildir layout, or fails with a clear setup error.
 @Suite struct SetupTests {
-    @Test func watchCreatesTheFourFolders() throws {
+    /// The four folders, and the crash journal beside them (mode 0600).
+    @Test func watchCreatesTheFourFoldersAndTheJournal() throws {
         let scratch = try Scratch()
         let host = try scratch.startWatching([])
         let exit = host.stop()
         #expect(exit == .status(0), "\(host.stderr)")
-        #expect(scratch.spool.names("").sorted() == ["cur", "failed", "new", "tmp"])
+        #expect(scratch.spool.names("").sorted() == ["cur", "failed", "journal", "new", "tmp"])
+        let journal = try FileManager.default.attributesOfItem(atPath: scratch.spool.folder("journal"))
+        #expect((journal[.posixPermissions] as? Int) == 0o600)
     }
 
     struct Case: Sendable, CustomTestStringConvertible {

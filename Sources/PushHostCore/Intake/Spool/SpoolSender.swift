@@ -2,10 +2,13 @@
 import Glibc
 #endif
 
-/// What `pushhost send` does: checks a payload, then writes it into the
-/// spool so that it survives a power failure once `send` returns.
+/// What `pushhost send` does: writes a payload into the spool so that it
+/// survives a power failure once `send` returns, or refuses it when the
+/// host would reject it.
 ///
-/// The file is written under a unique name into `tmp/`, fsynced, renamed
+/// The file is written under a unique name into `tmp/` (created there
+/// exclusively, never through a symbolic link, mode 0600 whatever the
+/// umask), fsynced, checked record by record as the host reads it, renamed
 /// into `new/` (where the host's watch sees it), and `new/` is fsynced.
 package struct SpoolSender {
     let spool: Spool
@@ -22,18 +25,28 @@ package struct SpoolSender {
         guard let bytes = file == "-" ? FileContents.read(fd: 0) : FileContents.read(file) else {
             throw SetupError("cannot read \(source): \(String(cString: strerror(errno)))")
         }
-        try check(bytes, from: source)
         let name = Self.uniqueName()
         let temporary = spool.tmp + "/" + name
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SetupError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        guard FileContents.write(bytes, to: fd), fsync(fd) == 0 else {
+        guard fchmod(fd, 0o600) == 0, FileContents.write(bytes, to: fd), fsync(fd) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             unlink(temporary)
             throw SetupError("cannot write \(temporary): \(reason)")
         }
         close(fd)
+        let problem: String?
+        do {
+            problem = try check(temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        if let problem {
+            unlink(temporary)
+            throw SetupError("refused \(source): \(problem); nothing was written")
+        }
         let final = spool.new + "/" + name
         guard rename(temporary, final) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -48,16 +61,25 @@ package struct SpoolSender {
         return final
     }
 
-    /// Refuses a payload the host would reject: not JSON, not objects, too long.
-    func check(_ bytes: [UInt8], from source: String) throws(SetupError) {
+    /// Why the host would reject a record of the file at `path` (not JSON,
+    /// not an object, too long, no record at all), or nil when it would not.
+    func check(_ path: String) throws(SetupError) -> String? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw SetupError("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: maxBytes + 2 + (1 << 16), alignment: 8)
+        defer { buffer.deallocate() }
         var reader = JSONReader()
-        let problem: String? = bytes.withUnsafeBytes { buffer in
-            let records = SpoolRecords.split(buffer, maxBytes: maxBytes, reader: &reader)
-            if records.isEmpty { return "no JSON object in it" }
-            for record in records {
-                switch record {
+        var records = SpoolRecords(fd: fd, path: path, buffer: buffer, maxBytes: maxBytes)
+        var found = false
+        do {
+            while let item = try records.next(&reader) {
+                found = true
+                switch item {
                 case .tooLong(let line):
                     return "line \(line): longer than --max-bytes \(maxBytes)"
+                case .invalid(let error, let line):
+                    return "line \(line), byte \(error.offset): \(error.reason)"
                 case .record(let bytes, let line):
                     do throws(JSONError) {
                         if try reader.parse(bytes).root.kind != .object { return "line \(line): not a JSON object" }
@@ -66,9 +88,10 @@ package struct SpoolSender {
                     }
                 }
             }
-            return nil
+        } catch {
+            throw SetupError(error.description)
         }
-        if let problem { throw SetupError("refused \(source): \(problem); nothing was written") }
+        return found ? nil : "no JSON object in it"
     }
 
     /// `SECONDS.NANOSECONDS.PPID_COUNTER.HOST`: unique across processes and hosts.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Splits a byte stream (standard input) into NDJSON lines, reading it in
+/// Splits a byte stream (standard input, a spool file) into NDJSON lines, reading it in
 /// large blocks into buffers its caller provides.
 ///
 /// A record is a view into the buffer it was read into. Each `fill(into:)`
@@ -28,7 +28,8 @@ struct LineReader {
 
     let fd: Int32
     let maxBytes: Int
-    /// The buffer lines come from: the last one filled, or borrowed contents.
+    let input: String
+    /// The buffer lines come from: the last one filled.
     private var buffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var start = 0
     private var end = 0
@@ -39,23 +40,19 @@ struct LineReader {
     /// How many bytes `fill(into:)` read so far.
     private(set) var bytesRead = 0
 
-    init(fd: Int32, maxBytes: Int) {
+    /// Lines of `fd`; `input` names it in errors (`standard input`, a spool file's path).
+    init(fd: Int32, maxBytes: Int, input: String = "standard input") {
         self.fd = fd
         self.maxBytes = maxBytes
-    }
-
-    /// Lines of bytes already in memory (a spool file), borrowed, not
-    /// copied: the lines are views into `contents`, which must outlive them.
-    init(contents: UnsafeRawBufferPointer, maxBytes: Int) {
-        fd = -1
-        self.maxBytes = maxBytes
-        buffer = UnsafeMutableRawBufferPointer(mutating: contents)
-        end = contents.count
-        atEnd = true
+        self.input = input
     }
 
     /// Whether the input has ended and every line was handed out.
     var finished: Bool { atEnd && start == end }
+
+    /// The offset in the input of the first byte not handed out yet (inside
+    /// a line being skipped, the first byte not read yet).
+    var offset: Int { bytesRead - (end - start) }
 
     /// The next line in the buffer, or nil when `fill()` must read more first.
     mutating func next() -> Line? {
@@ -95,7 +92,7 @@ struct LineReader {
             if count < 0 && errno == EINTR { continue }
             if count < 0 {
                 atEnd = true
-                throw SetupError("cannot read standard input: \(String(cString: strerror(errno)))")
+                throw SetupError("cannot read \(input): \(String(cString: strerror(errno)))")
             }
             if count == 0 { atEnd = true }
             end += count
