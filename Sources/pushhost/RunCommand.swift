@@ -73,7 +73,7 @@ struct RunCommand: ParsableCommand {
         options.maxPending = maxPending
         options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
         options.report = report
-        let tokens = try TokenStore(directory: StateDirectory.resolve(state))
+        let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import Synchronization
 
 /// The current registration token, kept in `DIR/token` across restarts.
@@ -14,16 +15,26 @@ package final class TokenStore: Sendable {
 
     var file: String { directory + "/token" }
 
-    /// Opens the state directory, creating it when missing, and reads the stored token.
-    package init(directory: String) throws(SetupError) {
+    /// Opens the state directory, creating it when missing (a doubt about its
+    /// mode goes to `logger`), and reads the stored token.
+    package init(directory: String, logger: Logger) throws(SetupError) {
         self.directory = directory
-        try StateDirectory.prepare(directory)
-        current = Mutex(HeldToken(Self.read(directory + "/token")))
+        try StateDirectory.prepare(directory, logger: logger)
+        current = Mutex(HeldToken(try Self.read(directory + "/token")))
     }
 
-    /// The token stored in `file`, without creating anything.
-    package static func read(_ file: String) -> String? {
-        guard var bytes = FileContents.read(file) else { return nil }
+    /// The token stored in `file`, without creating anything; nil when there
+    /// is none. Anything but a regular file there, a symbolic link above all
+    /// (never followed), is a setup error:
+    /// `token file DIR/token: a symbolic link, which pushhost does not follow`.
+    package static func read(_ file: String) throws(SetupError) -> String? {
+        let contents: [UInt8]?
+        do throws(FileProblem) {
+            contents = try RegularFile.read(file, links: .refuse)
+        } catch {
+            throw SetupError("token file \(file): \(error)")
+        }
+        guard var bytes = contents else { return nil }
         while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
