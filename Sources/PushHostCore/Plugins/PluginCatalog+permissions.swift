@@ -18,17 +18,16 @@ extension PluginCatalog {
     ///
     /// What is checked is what `dlopen` maps: `path` followed through
     /// symbolic links, and both the directory naming it and the directory
-    /// of the file it leads to. A path that cannot be examined is left to
-    /// `dlopen` to refuse with its own words.
+    /// of the file it leads to, each named by its real path. A path that
+    /// cannot be examined is left to `dlopen` to refuse with its own words.
     static func checkPermissions(of path: String, warned: inout Set<String>, logger: Logger) throws(PluginRefusal) {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
         if info.st_mode & 0o022 != 0 { throw .writableFile(mode: info.st_mode) }
-        var directories = [directory(of: path)]
-        if let resolved = realpath(path, nil) {
-            let real = directory(of: String(cString: resolved))
-            free(resolved)
-            if real != directories[0] { directories.append(real) }
+        // Both directories by their real paths, so one directory is checked (and named) once.
+        var directories: [String] = []
+        for directory in [realPath(directory(of: path)), realPath(path).map(directory(of:))] {
+            if let directory, !directories.contains(directory) { directories.append(directory) }
         }
         for directory in directories {
             guard stat(directory, &info) == 0, info.st_mode & 0o002 != 0 else { continue }
@@ -37,6 +36,13 @@ extension PluginCatalog {
                 logger.warning("plugin directory \(directory) is writable by others (mode \(PluginRefusal.octal(info.st_mode))); its sticky bit keeps others from replacing files, but keep plugins in a directory only their owner can write")
             }
         }
+    }
+
+    /// `path` with every symbolic link, `.` and `..` resolved, or nil when it cannot be.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `dir/name.so` -> `dir`, `/name.so` -> `/`, `name.so` -> `.`.
