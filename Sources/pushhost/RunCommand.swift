@@ -29,7 +29,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also take payload files from this spool directory (tmp/, new/, cur/, failed/).", valueName: "DIR"))
     var watch: String?
 
-    @Option(help: ArgumentHelp("Write one JSON line per input record to FILE ('-' for standard output).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Append one JSON line per input record to FILE (created with mode 0600; '-' for standard output; a symbolic link is refused).", valueName: "FILE"))
     var report: String?
 
     @Option(help: ArgumentHelp("Start in the foreground with these screens visible, top first.", valueName: "SCREEN[,SCREEN]"))

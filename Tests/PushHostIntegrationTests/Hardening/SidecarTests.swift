@@ -29,7 +29,8 @@ import Testing
         let file = try scratch.plugin("rec.so", PluginSource.recorder("rec"))
         try sidecar.plant(scratch.file("rec.json"))
         let host = try HostProcess(["run", "--plugin", file, "--state", scratch.file("state")], errorPath: scratch.file("stderr.log"))
-        #expect(host.waitForExit() == .status(1), "\(host.stderr)")
+        // Required: the listing below has no time limit, and would wait as long as a hanging host.
+        try #require(host.waitForExit() == .status(1), "\(host.stderr)")
         let refusals = host.stderr.split(separator: "\n").filter { $0.contains("refused plugin") }
         #expect(refusals == ["error pushhost: refused plugin \(file): settings file \(scratch.file("rec.json")): \(sidecar.reason)"], "\(host.stderr)")
         let listing = try Command.pushhost(["plugins", "--plugin", file])
