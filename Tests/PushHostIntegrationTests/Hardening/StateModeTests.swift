@@ -45,4 +45,16 @@ import Testing
         #expect(token.stderr.contains(reason), "\(token.stderr)")
         #expect(scratch.read("elsewhere.txt") == "not a token\n")
     }
+
+    /// Only a link is a setup error: another odd thing in the token's place
+    /// is said once, and the run goes on without a stored token.
+    @Test func aDirectoryForTheTokenIsWarnedAbout() throws {
+        let scratch = try Scratch()
+        let state = scratch.file("state")
+        try FileManager.default.createDirectory(atPath: state + "/token", withIntermediateDirectories: true)
+        #expect(chmod(state, 0o700) == 0)
+        let result = try Command.pushhost(["run", "--state", state], stdin: #"{"data":{}}"# + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errorLines == ["warning pushhost: token file \(state)/token: a directory; starting without a stored token"])
+    }
 }
