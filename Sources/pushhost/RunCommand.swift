@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also take payload files from this spool directory (tmp/, new/, cur/, failed/).", valueName: "DIR"))
     var watch: String?
 
-    @Option(help: ArgumentHelp("Write one JSON line per input record to FILE ('-' for standard output).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Append one JSON line per input record to FILE (created with mode 0600; '-' for standard output; a symbolic link is refused).", valueName: "FILE"))
     var report: String?
 
     @Option(help: ArgumentHelp("Start in the foreground with these screens visible, top first.", valueName: "SCREEN[,SCREEN]"))
@@ -89,7 +89,7 @@ struct RunCommand: ParsableCommand {
         options.handlerTimeout = handlerTimeout
         options.stopTimeout = stopTimeout
         options.crashLimit = crashLimit
-        let tokens = try TokenStore(directory: StateDirectory.resolve(state))
+        let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),

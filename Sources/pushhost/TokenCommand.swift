@@ -13,7 +13,7 @@ struct TokenCommand: ParsableCommand {
 
     func run() throws {
         let directory = try StateDirectory.resolve(state)
-        guard let token = TokenStore.read(directory + "/token") else {
+        guard let token = try TokenStore.read(directory + "/token") else {
             printError("pushhost: no token stored in \(directory) yet")
             throw ExitCode(1)
         }

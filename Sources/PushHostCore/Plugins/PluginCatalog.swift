@@ -1,10 +1,13 @@
+import Logging
+
 /// Every plugin file asked for, in load order, each either loadable or
 /// refused with its reason.
 ///
 /// Checks that span plugins run here, in load order, so the later of two
 /// plugins is the one refused: a name already taken, a target already
 /// claimed. Nothing is created: the catalog reads descriptors and settings
-/// only, which is all `pushhost plugins` needs.
+/// only, which is all `pushhost plugins` needs. Before a file is opened, its
+/// permissions and its directory's are checked (`checkPermissions`).
 package struct PluginCatalog {
     /// One plugin file and what became of it.
     package struct Entry {
@@ -26,12 +29,16 @@ package struct PluginCatalog {
 
     package var refused: [Entry] { entries.filter { $0.refusal != nil } }
 
-    package init(paths: [String]) {
+    /// Checks each of `paths`, in order; a doubt that refuses nothing (a
+    /// plugin in a sticky world-writable directory) is logged to `logger`.
+    package init(paths: [String], logger: Logger = Logger(label: "pushhost")) {
+        var warned: Set<String> = []
         var names: [String: String] = [:]
         var claims: [String: String] = [:]
         var entries: [Entry] = []
         for path in paths {
             let outcome = Result { () throws(PluginRefusal) -> Loadable in
+                try Self.checkPermissions(of: path, warned: &warned, logger: logger)
                 let descriptor = try PluginLibrary.open(path)
                 if let other = names[descriptor.name] { throw .duplicateName(descriptor.name, file: other) }
                 for target in descriptor.targets {

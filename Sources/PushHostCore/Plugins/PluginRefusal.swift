@@ -20,6 +20,10 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case emptyTarget
     /// Another screen plugin, loaded earlier, claims the same target.
     case targetClaimed(String, by: String)
+    /// Group or others may write the plugin file (`st_mode` of the file dlopen would map).
+    case writableFile(mode: UInt32)
+    /// Others may write the directory holding the plugin file, and it has no sticky bit.
+    case writableDirectory(String, mode: UInt32)
     /// The settings file beside the plugin is unreadable or malformed.
     case badSettings(file: String, reason: String)
     /// `create` returned NULL.
@@ -52,10 +56,19 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             "a target is empty"
         case .targetClaimed(let target, let other):
             "the target \"\(target)\" is already claimed by the screen plugin \"\(other)\""
+        case .writableFile(let mode):
+            "writable by group or others (mode \(Self.octal(mode))): whoever can change it runs code in the host; chmod go-w it"
+        case .writableDirectory(let directory, let mode):
+            "in the directory \(directory), which others can write (mode \(Self.octal(mode))) without the sticky bit: anyone can replace the file"
         case .badSettings(let file, let reason):
             "settings file \(file): \(reason)"
         case .createFailed:
             "create returned NULL (the plugin's own log lines above say why)"
         }
+    }
+
+    /// `0644`, `01777`: permission bits as `chmod` takes them.
+    static func octal(_ mode: UInt32) -> String {
+        "0" + String(mode & 0o7777, radix: 8)
     }
 }

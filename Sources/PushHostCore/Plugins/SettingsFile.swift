@@ -1,11 +1,24 @@
 /// A plugin's settings file: the file beside it with the same stem and
 /// `.json` (`cache.so` -> `cache.json`), a flat JSON object whose values are
 /// strings, numbers or booleans (given to the plugin as their text).
+///
+/// The file may be a symbolic link (settings are often kept elsewhere and
+/// linked in), followed like any program would; what it leads to must be a
+/// regular file that can be read. Anything else refuses the plugin, never
+/// silently dropping its settings: `settings file PATH: a directory`,
+/// `a FIFO` (opened without blocking, so it cannot hang the start),
+/// `a symbolic link to a file that does not exist`, or the system's reason.
 enum SettingsFile {
     /// The settings beside `pluginPath`, or none when there is no such file.
     static func read(besides pluginPath: String) throws(PluginRefusal) -> [String: String] {
         let file = path(besides: pluginPath)
-        guard let bytes = FileContents.read(file) else { return [:] }
+        let contents: [UInt8]?
+        do throws(FileProblem) {
+            contents = try RegularFile.read(file, links: .follow)
+        } catch {
+            throw .badSettings(file: file, reason: error.description)
+        }
+        guard let bytes = contents else { return [:] }
         return try parse(bytes, file: file)
     }
 

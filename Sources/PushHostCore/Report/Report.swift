@@ -1,6 +1,14 @@
+import Logging
+
 /// The last stage: writes each record's report line (when `--report` is
 /// given), counts what was rejected or failed, and tells the record's
 /// source its result once the line is out.
+///
+/// A report that cannot be written (a full disk, `/dev/full`) does not stop
+/// anything by itself: the first failure is logged once and kept in
+/// `failure`, and `sync` answers false from then on. The host asks `sync`
+/// before a spool file leaves `new/`, and stops its intake when it says
+/// false, so no record is taken as handled without its line on disk.
 final class Report {
     private let writer: ReportWriter?
     /// Records rejected, and records failed (a message's data stage, or a
@@ -8,10 +16,16 @@ final class Report {
     private(set) var rejectedCount = 0
     private(set) var failedCount = 0
 
-    /// A report into `destination` (a file, `-` for standard output), or none.
-    init(destination: String?) throws(SetupError) {
-        writer = try destination.map { destination throws(SetupError) in try ReportWriter(destination: destination) }
+    /// A report appended to `destination` (a file, `-` for standard output),
+    /// or none; a write failure is logged to `logger`.
+    init(destination: String?, logger: Logger = Logger(label: "pushhost")) throws(SetupError) {
+        writer = try destination.map { destination throws(SetupError) in try ReportWriter(destination: destination, logger: logger) }
     }
+
+    /// The first failed write or `fsync` of the report, as logged
+    /// (`report PATH: write failed: No space left on device`); nil while
+    /// every line got out, and always nil without a report.
+    var failure: String? { writer?.failure }
 
     /// Counts a record's `result`; then, when there is a report or the
     /// record's source asked, writes the line that `line` builds (on the
@@ -43,5 +57,14 @@ final class Report {
     /// Writes out every buffered line.
     func flush() {
         writer?.flush()
+    }
+
+    /// Writes out every buffered line and, when the report is a regular file
+    /// (standard output redirected into one included), `fsync`s it, so the
+    /// lines survive a crash or a power loss; pipes and character devices
+    /// have nothing to sync. True when there is no report; false once any
+    /// write or `fsync` failed, and for the rest of the run.
+    func sync() -> Bool {
+        writer?.sync() ?? true
     }
 }

@@ -82,7 +82,7 @@ package final class Host {
         let spool = try spool.map { spool throws(SetupError) in
             try SpoolSource(
                 spool: spool, maxBytes: options.maxBytes, journal: journal, crashLimit: options.crashLimit, logger: logger,
-                durable: { true })
+                durable: { report.sync() })
         }
         submissions.openOnThisThread()
         try startSources()
@@ -99,6 +99,13 @@ package final class Host {
                     pipeline.takeCompletionsIfAny()
                 }
                 spool?.deliver(to: pipeline)
+            }
+            if !stopping, let failure = report.failure {
+                // Nothing taken now could be reported: stop taking, loudly.
+                logger.error("stopping: \(failure); taking nothing new, and no spool file moves")
+                stopping = true
+                stopDeadline = DataStage.now()
+                stopSources()
             }
             // Accepted records are under way, even while stopping.
             submissions.deliver(to: pipeline)
@@ -149,6 +156,9 @@ package final class Host {
             pipeline.expireDeadlines()
         }
         pipeline.report.flush()
+        if let failure = report.failure {
+            throw SetupError("the run stopped early: \(failure)")
+        }
     }
 
     /// Calls every source plugin's `start`, in load order.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import Synchronization
 
 /// The current registration token, kept in `DIR/token` across restarts.
@@ -14,16 +15,44 @@ package final class TokenStore: Sendable {
 
     var file: String { directory + "/token" }
 
-    /// Opens the state directory, creating it when missing, and reads the stored token.
-    package init(directory: String) throws(SetupError) {
+    /// Opens the state directory, creating it when missing, and reads the
+    /// stored token. A symbolic link in the token's place is a setup error
+    /// (`read`); anything else that is not a regular file there (a
+    /// directory) is logged to `logger` as a warning and read as no token,
+    /// so the run goes on and storing a token fails, record by record, as on
+    /// any broken state directory. Doubts about the directory's mode go to
+    /// `logger` too.
+    package init(directory: String, logger: Logger) throws(SetupError) {
         self.directory = directory
-        try StateDirectory.prepare(directory)
-        current = Mutex(HeldToken(Self.read(directory + "/token")))
+        try StateDirectory.prepare(directory, logger: logger)
+        let file = directory + "/token"
+        var stored: String?
+        do throws(FileProblem) {
+            stored = try Self.stored(file)
+        } catch {
+            var info = stat()
+            if lstat(file, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK { throw SetupError("token file \(file): \(error)") }
+            logger.warning("token file \(file): \(error); starting without a stored token")
+        }
+        current = Mutex(HeldToken(stored))
     }
 
-    /// The token stored in `file`, without creating anything.
-    package static func read(_ file: String) -> String? {
-        guard var bytes = FileContents.read(file) else { return nil }
+    /// The token stored in `file`, without creating anything; nil when there
+    /// is none. Anything but a regular file there, a symbolic link above all
+    /// (never followed), is a setup error:
+    /// `token file DIR/token: a symbolic link, which pushhost does not follow`.
+    package static func read(_ file: String) throws(SetupError) -> String? {
+        do throws(FileProblem) {
+            return try stored(file)
+        } catch {
+            throw SetupError("token file \(file): \(error)")
+        }
+    }
+
+    /// The token in `file`, nil when there is none; throws when `file` is
+    /// not a regular file (a symbolic link is never followed).
+    private static func stored(_ file: String) throws(FileProblem) -> String? {
+        guard var bytes = try RegularFile.read(file, links: .refuse) else { return nil }
         while bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }

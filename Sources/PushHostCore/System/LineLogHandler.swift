@@ -13,8 +13,11 @@ import Logging
 /// info cache: 3 messages cached
 /// ```
 ///
-/// Each line goes out in a single `write(2)`, so lines from plugin threads
-/// never interleave.
+/// One record is always exactly one line: the message, metadata keys and
+/// values are escaped by `LogEscape` (a newline in a message id prints as
+/// `\n`, an ESC as `\x1b`), so no text a message or a plugin carries can
+/// forge a line. Each line goes out in a single `write(2)`, so lines from
+/// plugin threads never interleave.
 package struct LineLogHandler: LogHandler {
     package var metadata: Logger.Metadata = [:]
     package var logLevel: Logger.Level
@@ -36,8 +39,7 @@ package struct LineLogHandler: LogHandler {
         for (key, value) in extra.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(value)"
         }
-        line += "\n"
-        FileContents.write(Array(line.utf8), to: 2)
+        FileContents.write(Array((LogEscape.escaped(line) + "\n").utf8), to: 2)
     }
 }
 
