@@ -156,33 +156,20 @@ extension Message {
     /// Appends the object merged from `parts` (a later part's member
     /// replacing an earlier one of the same key, in first-seen order).
     func appendMerged(_ parts: MessageLayout.Parts, to bytes: inout [UInt8]) {
-        var members: [(key: [UInt8], value: JSONValue)] = []
-        func add(_ key: [UInt8], _ value: JSONValue) {
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                members[index].value = value
-            } else {
-                members.append((key, value))
-            }
-        }
+        var members = MergedMembers(expected: parts.reduce(0) { total, part in
+            if case .object(let index, _) = part { total + value(index).count } else { total + 1 }
+        })
         for part in parts {
             switch part {
             case .object(let index, let withoutAPS):
                 for (key, value) in self.value(index).members {
-                    let name = key.textBytes
-                    if !(withoutAPS && name.elementsEqual("aps".utf8)) { add(name, value) }
+                    if !(withoutAPS && key.isString("aps")) { members.add(key: key, value: value) }
                 }
             case .member(let field, let index):
-                add(Array(UnsafeBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount)), value(index))
+                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), value(index))
             }
         }
-        bytes.append(UInt8(ascii: "{"))
-        for (position, member) in members.enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            member.key.withUnsafeBytes { JSONWriter.appendString($0, to: &bytes) }
-            bytes.append(UInt8(ascii: ":"))
-            member.value.appendCompact(to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
+        members.append(to: &bytes)
     }
 
     /// Appends a string value as it is, and any other scalar's text as a JSON string.
