@@ -2,32 +2,43 @@
 /// `message_target`, `message_get`, `message_json`) and as the report
 /// writes them.
 extension Message {
-    // MARK: For plugins (any thread)
+    // MARK: For plugins (any thread), through a handle
 
-    var idText: UnsafePointer<CChar> {
-        handOut { $0.idBytes() }!
+    /// `message_id`; "" when the handle names no message.
+    static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
+        handOut(handle) { $0.idBytes() } ?? noText
     }
 
-    var targetText: UnsafePointer<CChar>? {
-        handOut { $0.targetBytes() }
+    /// `message_target`: NULL when the message has none, or the handle names no message.
+    static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
+        handOut(handle) { $0.targetBytes() }
     }
 
-    /// `message_get`: the value at a dotted path, as text; NULL when absent or null.
-    func value(atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+    /// `message_get`: the value at a dotted path, as text; NULL when absent
+    /// or null, or when the handle names no message.
+    static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
         let segments = String(cString: path).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        return handOut { $0.valueBytes(segments) }
+        return handOut(handle) { $0.valueBytes(segments) }
     }
 
-    /// `message_json`: the normalized message as compact JSON.
-    func jsonText() -> (text: UnsafePointer<CChar>, count: Int) {
+    /// `message_json`: the normalized message as compact JSON; "" when the
+    /// handle names no message.
+    static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
         var count = 0
-        let text = handOut { message in
+        let text = handOut(handle) { message in
             let json = message.normalizedJSON()
             count = json.count
             return json
-        }!
-        return (text, count)
+        }
+        return (text ?? noText, count)
     }
+
+    /// The empty C string, for a handle that names no message.
+    nonisolated(unsafe) private static let noText: UnsafePointer<CChar> = {
+        let text = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        text.initialize(to: 0)
+        return UnsafePointer(text)
+    }()
 
     // MARK: For the host (dispatch thread)
 
