@@ -14,10 +14,11 @@ import Logging
 /// runs on the dispatch thread.
 ///
 /// A `complete` is matched by its handle against the pending messages only.
-/// Handles are never reused (see ``MessageHandles``), so a second call, a
-/// late one or a stray pointer finds nothing and is ignored with a
-/// warning, without being dereferenced; nothing is kept for it, and a
-/// message whose deadline passes is done with at once.
+/// The handle of a message that went pending is not used again before the
+/// handles wrap (see ``MessageHandles``), so a second call, a late one or a
+/// stray pointer finds nothing and is ignored with a warning, without being
+/// dereferenced. Nothing is kept for such calls: a message whose deadline
+/// passes loses its handle at once and is let go with its report line.
 final class DataStage: VerdictSink, @unchecked Sendable {
     /// The data plugins' names, in load order.
     let names: [String]
