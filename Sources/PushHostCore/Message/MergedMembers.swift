@@ -104,10 +104,13 @@ struct MergedMembers: ~Copyable {
 struct MemberKey: Hashable {
     let bytes: UnsafeRawBufferPointer
 
+    /// Whether the two keys are the same bytes.
     static func == (a: MemberKey, b: MemberKey) -> Bool {
         a.bytes.count == b.bytes.count && (a.bytes.count == 0 || memcmp(a.bytes.baseAddress!, b.bytes.baseAddress!, a.bytes.count) == 0)
     }
 
+    /// Hashes the bytes with the process's seeded hasher, so that no input
+    /// can choose keys that collide.
     func hash(into hasher: inout Hasher) {
         hasher.combine(bytes: bytes)
     }

@@ -120,6 +120,7 @@ final class MessageHandles: @unchecked Sendable {
         return slot.pointee.compareExchange(expected: Self.expired, desired: 0, ordering: .relaxed).exchanged
     }
 
+    /// The index of the slot at `address`, or nil when it is no slot.
     private func index(of address: UInt) -> Int? {
         let offset = address &- UInt(bitPattern: base)
         guard offset < UInt(count * MemoryLayout<UInt>.stride), offset % UInt(MemoryLayout<UInt>.stride) == 0 else { return nil }

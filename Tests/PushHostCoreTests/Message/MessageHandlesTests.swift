@@ -21,6 +21,7 @@ import Testing
         }
     }
 
+    /// An accessor's answer as a String, nil for NULL.
     static func text(_ pointer: UnsafePointer<CChar>?) -> String? {
         pointer.map { String(cString: $0) }
     }
