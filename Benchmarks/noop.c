@@ -1,14 +1,20 @@
 /*
  * noop.c: plugins that do nothing, for the throughput benchmark. Built
  * once per role with -DROLE_DATA, -DROLE_BACKGROUND or -DROLE_SCREEN (a
- * screen claiming the five benchmark targets), and -DNAME="...".
+ * screen claiming the five benchmark targets), and -DNAME="...". With
+ * -DROLE_PENDING (for Benchmarks/pending-memory), a data plugin that
+ * answers PH_PENDING and never completes.
  */
 #include <pushhost.h>
 
 static ph_verdict on_data(void *self, const ph_message *m) {
     (void)self;
     (void)m;
+#if defined(ROLE_PENDING)
+    return PH_PENDING;
+#else
     return PH_CONTINUE;
+#endif
 }
 
 static void on_message(void *self, const ph_message *m) {
@@ -23,7 +29,7 @@ static const ph_plugin plugin = {
     .name = NAME,
     .version = "1.0.0",
     .description = "Does nothing, fast.",
-#if defined(ROLE_DATA)
+#if defined(ROLE_DATA) || defined(ROLE_PENDING)
     .on_data = on_data,
 #elif defined(ROLE_BACKGROUND)
     .on_background = on_message,

@@ -16,7 +16,8 @@
  *   when struct_size covers it.
  * - Ownership: a string the host hands out is borrowed. It stays valid until
  *   the handler that received it returns, or, for a message given the verdict
- *   PH_PENDING, until host->complete() is called for it. Strings in the
+ *   PH_PENDING, until host->complete() is called for it or its deadline
+ *   (--data-timeout) passes, whichever comes first. Strings in the
  *   descriptor belong to the plugin and must live as long as the library.
  * - Threads: the host never calls two handlers of one plugin instance at the
  *   same time. complete(), log() and the accessors may be called from any
@@ -164,8 +165,10 @@ struct ph_host {
 
     /* [thread-safe] Gives the verdict on a message for which on_data returned PH_PENDING,
      * exactly once, with PH_CONTINUE, PH_SUPPRESS or PH_FAILED. A second call,
-     * or a call for a message that is not pending, is logged and ignored.
-     * After it returns, m and its strings are no longer valid. */
+     * a call after the deadline, or a call for a message that is not pending,
+     * is logged and ignored. After it returns, or once the deadline passed, m
+     * and its strings are no longer valid; the host never takes such an m
+     * for another message. */
     void (*PH_NONNULL complete)(const ph_host *PH_NONNULL host, const ph_message *PH_NONNULL m,
                                 ph_verdict verdict);
 

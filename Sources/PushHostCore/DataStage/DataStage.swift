@@ -12,6 +12,13 @@ import Logging
 /// drains (`takeCompletions`), and a verdict that does not come within
 /// `--data-timeout` counts as failed (`expireDeadlines`). Everything else
 /// runs on the dispatch thread.
+///
+/// A `complete` is matched by its handle against the pending messages only.
+/// The handle of a message that went pending is not used again before the
+/// handles wrap (see ``MessageHandles``), so a second call, a late one or a
+/// stray pointer finds nothing and is ignored with a warning, without being
+/// dereferenced. Nothing is kept for such calls: a message whose deadline
+/// passes loses its handle at once and is let go with its report line.
 final class DataStage: VerdictSink, @unchecked Sendable {
     /// The data plugins' names, in load order.
     let names: [String]
@@ -21,18 +28,8 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     private let logger: Logger
     private let timeout: Double
     private let timeoutNanoseconds: UInt64
-    /// Messages waiting for `complete`, by their `ph_message` address.
+    /// Messages waiting for `complete`, by their handle's address.
     private(set) var pending: [UInt: InFlight] = [:]
-    /// Messages whose deadline passed, kept valid until their late `complete`.
-    private var abandoned: [UInt: Message] = [:]
-    /// The last messages whose verdict came through `complete`, kept alive
-    /// so that their addresses are not reused by new messages: a second
-    /// `complete` for one of them is recognized and ignored, never taken for
-    /// another message's verdict.
-    private var settled: [UInt: Message] = [:]
-    private var settledOrder: [UInt] = []
-    private var settledNext = 0
-    private static let settledWindow = 4096
 
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
@@ -70,7 +67,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             if verdict == PH_PENDING {
                 flight.isWaiting = true
                 flight.deadline = Self.now() &+ timeoutNanoseconds
-                pending[flight.message.address] = flight
+                pending[flight.message.handleAddress] = flight
                 return
             }
             record(verdict, for: flight)
@@ -105,7 +102,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     func takeCompletions() {
         for completion in inbox.take() {
             guard let flight = pending[completion.address], names[flight.next] == completion.plugin else {
-                if abandoned.removeValue(forKey: completion.address) != nil {
+                if MessageHandles.shared.takeExpired(completion.address) {
                     logger.warning("\(completion.plugin): complete arrived after the --data-timeout deadline; ignored")
                 } else {
                     logger.warning("\(completion.plugin): complete for a message that is not waiting for it (a second call, or an unknown message); ignored")
@@ -114,27 +111,14 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             }
             pending[completion.address] = nil
             flight.isWaiting = false
-            remember(flight.message)
             record(completion.verdict, for: flight)
             run(flight)
         }
     }
 
-    /// Keeps `message` among the recently settled, dropping the oldest.
-    private func remember(_ message: Message) {
-        let address = message.address
-        guard settled[address] == nil else { return }
-        if settledOrder.count < Self.settledWindow {
-            settledOrder.append(address)
-        } else {
-            settled[settledOrder[settledNext]] = nil
-            settledOrder[settledNext] = address
-            settledNext = (settledNext + 1) % Self.settledWindow
-        }
-        settled[address] = message
-    }
-
-    /// Counts every pending verdict past its deadline as failed.
+    /// Counts every pending verdict past its deadline as failed. The
+    /// message's handle is retired, so that the plugin's late `complete`
+    /// finds nothing, and the message goes on under a new one.
     func expireDeadlines() {
         let now = Self.now()
         let expired = pending.filter { $0.value.deadline <= now }
@@ -142,7 +126,8 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         for (address, flight) in expired.sorted(by: { $0.value.deadline < $1.value.deadline }) {
             let name = names[flight.next]
             pending[address] = nil
-            abandoned[address] = flight.message
+            flight.message.retireHandle(expired: true)
+            flight.message.claimHandle()
             flight.isWaiting = false
             logger.warning("\(name): no complete for message \(flight.message.idString) within \(timeout)s; counted as failed")
             record(PH_FAILED, for: flight, because: "\(name) did not complete within --data-timeout \(timeout)s")

@@ -1,5 +1,8 @@
 /// A message between arrival and its report line: where its data stage
 /// stands, what the data plugins gave as verdicts, and who learns the result.
+///
+/// Its message comes from ``MessagePool``, with a handle of its own, and
+/// goes back there (its handle retired) when the record goes.
 final class InFlight {
     let message: Message
     /// The record's completion, when its source asked for one.
@@ -18,13 +21,14 @@ final class InFlight {
     var isWaiting = false
     var deadline: UInt64 = 0
 
-    init(dataPlugins: Int, message: Message = Message()) {
+    init(dataPlugins: Int, message: Message = MessagePool.take()) {
         self.message = message
         verdicts = .allocate(capacity: max(dataPlugins, 1))
     }
 
     deinit {
         verdicts.deallocate()
+        MessagePool.give(message)
     }
 
     /// Whether the data stage has ended.
@@ -40,7 +44,8 @@ final class InFlight {
         next += 1
     }
 
-    /// Makes this in-flight record ready for the next message, keeping capacity.
+    /// Makes this in-flight record ready for the next message, keeping
+    /// capacity and the message's handle.
     func recycle() {
         message.reset()
         next = 0

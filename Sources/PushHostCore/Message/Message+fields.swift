@@ -2,32 +2,43 @@
 /// `message_target`, `message_get`, `message_json`) and as the report
 /// writes them.
 extension Message {
-    // MARK: For plugins (any thread)
+    // MARK: For plugins (any thread), through a handle
 
-    var idText: UnsafePointer<CChar> {
-        handOut { $0.idBytes() }!
+    /// `message_id`; "" when the handle names no message.
+    static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
+        handOut(handle) { $0.idBytes() } ?? noText
     }
 
-    var targetText: UnsafePointer<CChar>? {
-        handOut { $0.targetBytes() }
+    /// `message_target`: NULL when the message has none, or the handle names no message.
+    static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
+        handOut(handle) { $0.targetBytes() }
     }
 
-    /// `message_get`: the value at a dotted path, as text; NULL when absent or null.
-    func value(atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+    /// `message_get`: the value at a dotted path, as text; NULL when absent
+    /// or null, or when the handle names no message.
+    static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
         let segments = String(cString: path).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        return handOut { $0.valueBytes(segments) }
+        return handOut(handle) { $0.valueBytes(segments) }
     }
 
-    /// `message_json`: the normalized message as compact JSON.
-    func jsonText() -> (text: UnsafePointer<CChar>, count: Int) {
+    /// `message_json`: the normalized message as compact JSON; "" when the
+    /// handle names no message.
+    static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
         var count = 0
-        let text = handOut { message in
+        let text = handOut(handle) { message in
             let json = message.normalizedJSON()
             count = json.count
             return json
-        }!
-        return (text, count)
+        }
+        return (text ?? noText, count)
     }
+
+    /// The empty C string, for a handle that names no message.
+    nonisolated(unsafe) private static let noText: UnsafePointer<CChar> = {
+        let text = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        text.initialize(to: 0)
+        return UnsafePointer(text)
+    }()
 
     // MARK: For the host (dispatch thread)
 
@@ -156,33 +167,20 @@ extension Message {
     /// Appends the object merged from `parts` (a later part's member
     /// replacing an earlier one of the same key, in first-seen order).
     func appendMerged(_ parts: MessageLayout.Parts, to bytes: inout [UInt8]) {
-        var members: [(key: [UInt8], value: JSONValue)] = []
-        func add(_ key: [UInt8], _ value: JSONValue) {
-            if let index = members.firstIndex(where: { $0.key == key }) {
-                members[index].value = value
-            } else {
-                members.append((key, value))
-            }
-        }
+        var members = MergedMembers(expected: parts.reduce(0) { total, part in
+            if case .object(let index, _) = part { total + value(index).count } else { total + 1 }
+        })
         for part in parts {
             switch part {
             case .object(let index, let withoutAPS):
                 for (key, value) in self.value(index).members {
-                    let name = key.textBytes
-                    if !(withoutAPS && name.elementsEqual("aps".utf8)) { add(name, value) }
+                    if !(withoutAPS && key.isString("aps")) { members.add(key: key, value: value) }
                 }
             case .member(let field, let index):
-                add(Array(UnsafeBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount)), value(index))
+                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), value(index))
             }
         }
-        bytes.append(UInt8(ascii: "{"))
-        for (position, member) in members.enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            member.key.withUnsafeBytes { JSONWriter.appendString($0, to: &bytes) }
-            bytes.append(UInt8(ascii: ":"))
-            member.value.appendCompact(to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
+        members.append(to: &bytes)
     }
 
     /// Appends a string value as it is, and any other scalar's text as a JSON string.

@@ -13,9 +13,17 @@ import Synchronization
 /// The strings handed to plugins are allocated on request and live until
 /// `reset()`, when the message is done.
 ///
+/// Plugins know a message by its handle, a slot of ``MessageHandles``
+/// (see there): a handle whose message is gone names no message, and the
+/// accessors answer NULL for it. Accessors may race with the retiring of a
+/// handle (a plugin still at work when its deadline passes), so the
+/// messages that plugins see are never freed: ``MessagePool`` keeps them
+/// for the next message, and an accessor checks, under the message's lock,
+/// that the message still has the handle it came through.
+///
 /// The dispatch thread is the only writer of the storage; plugin threads
-/// only read it, and the accessors they call take the lock that `detach`
-/// and `reset` take too.
+/// only read it, and the accessors they call take the lock that `detach`,
+/// `reset` and a change of handle take too.
 package final class Message: @unchecked Sendable {
     private(set) var source = RecordSource.stdin(line: 0)
     private(set) var layout = MessageLayout()
@@ -31,11 +39,17 @@ package final class Message: @unchecked Sendable {
     /// Whether any string was handed out since the last `reset()`: when
     /// none was, `reset()` takes no lock.
     private let handedOutAny = Atomic(false)
+    /// The slot plugins know this message by; written under the lock.
+    private var handle = MessageHandles.none
 
-    package init() {}
+    /// A message with a handle of its own.
+    package init() {
+        handle = MessageHandles.shared.claim(for: address)
+    }
 
     deinit {
         reset()
+        MessageHandles.shared.retire(handle)
     }
 
     /// Points the message at a parsed push payload whose telling root
@@ -95,26 +109,49 @@ package final class Message: @unchecked Sendable {
 
     // MARK: ph_message
 
-    /// The pointer plugins get as `const ph_message *`.
+    /// The pointer plugins get as `const ph_message *`: the handle's slot.
     var opaque: OpaquePointer {
-        OpaquePointer(Unmanaged.passUnretained(self).toOpaque())
+        OpaquePointer(handle)
     }
 
     /// `opaque` as a number, to find the message again without touching it.
-    var address: UInt {
+    var handleAddress: UInt {
+        UInt(bitPattern: handle)
+    }
+
+    /// This object's address, as its handle's slot holds it.
+    private var address: UInt {
         UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
     }
 
-    static func from(_ opaque: OpaquePointer) -> Message {
-        Unmanaged<Message>.fromOpaque(UnsafeRawPointer(opaque)).takeUnretainedValue()
+    /// Gives the message a new handle, for the next message it carries.
+    func claimHandle() {
+        let fresh = MessageHandles.shared.claim(for: address)
+        strings.withLock { _ in handle = fresh }
     }
 
-    /// Runs `body` under the lock plugin threads share, with a place to keep
-    /// the bytes it returns as a C string until `reset()`.
-    func handOut(_ body: (Message) -> [UInt8]?) -> UnsafePointer<CChar>? {
-        strings.withLock { handed in
-            handedOutAny.store(true, ordering: .releasing)
-            return body(self).map { handed.keep($0) }
+    /// Retires the handle: accessors find no message through it from now
+    /// on, and with `expired` a late `complete` is recognized as late.
+    func retireHandle(expired: Bool = false) {
+        let old = handle
+        strings.withLock { _ in handle = MessageHandles.none }
+        MessageHandles.shared.retire(old, expired: expired)
+    }
+
+    /// Runs `body` with the message that `opaque` names, under the lock
+    /// plugin threads share, with a place to keep the bytes it returns as a
+    /// C string until `reset()`; nil when the handle names no message (any
+    /// more), without touching memory the host no longer uses.
+    static func handOut(_ opaque: OpaquePointer, _ body: (Message) -> [UInt8]?) -> UnsafePointer<CChar>? {
+        guard let slot = MessageHandles.shared.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
+        let bits = slot.pointee.load(ordering: .acquiring)
+        guard bits > MessageHandles.expired, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        // Never freed (see the type), so locking it is safe even if it moved on.
+        let message = Unmanaged<Message>.fromOpaque(object).takeUnretainedValue()
+        return message.strings.withLock { handed in
+            guard message.handle == slot else { return nil }
+            message.handedOutAny.store(true, ordering: .releasing)
+            return body(message).map { handed.keep($0) }
         }
     }
 

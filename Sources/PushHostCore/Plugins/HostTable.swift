@@ -18,12 +18,11 @@ enum HostTable {
                 abi_major: HostABI.major,
                 abi_minor: HostABI.minor,
                 host_data: Unmanaged.passRetained(context).toOpaque(),
-                message_id: { Message.from($0).idText },
-                message_target: { Message.from($0).targetText },
-                message_get: { Message.from($0).value(atPath: $1) },
+                message_id: { Message.idText($0) },
+                message_target: { Message.targetText($0) },
+                message_get: { Message.value($0, atPath: $1) },
                 message_json: { message, length in
-                    let message = Message.from(message)
-                    let json = message.jsonText()
+                    let json = Message.jsonText(message)
                     length?.pointee = json.count
                     return json.text
                 },

@@ -188,7 +188,12 @@ final class Pipeline: Intake {
     /// Finishes every record at the head of the queue whose turn has come.
     private func drain() {
         while head < queue.count {
-            if case .message(let flight) = queue[head], !dataStage.isDone(flight) { return }
+            if case .message(let flight) = queue[head], !dataStage.isDone(flight) {
+                // Let the finished records go (and their messages back to the pool),
+                // once they are as many as those still waiting: each moves once.
+                if head >= 64 && head * 2 >= queue.count { queue.removeFirst(head); head = 0 }
+                return
+            }
             let waiting = queue[head]
             head += 1
             finish(waiting)

@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The handles plugins know messages by: the `const ph_message *` a plugin
+/// gets is the address of a slot in one large region of address space,
+/// reserved once, and the slot holds the address of the ``Message``.
+///
+/// ```
+/// region:  [ 0 | 0 | msg A | msg B | 1 | msg C | 0 ... untouched ... ]
+///                            ^ a plugin's ph_message *        ^ next
+/// ```
+///
+/// Slots are handed out in increasing address order and not used again
+/// until the region wraps, so a handle kept past its message (a second
+/// `complete`, one after the deadline) can never name a newer message: its
+/// slot is retired (0, or ``expired``), and the host finds no message
+/// there. The region is 4 GiB of 8-byte slots (a smaller one when the
+/// system refuses that much address space): it wraps after about 500
+/// million messages have each taken a slot, that is, after that many
+/// messages went pending (a message handled at once reuses the slot of the
+/// one before it). A wrapped region skips the slots still in use.
+///
+/// Untouched pages cost nothing (`MAP_NORESERVE`); a page whose slots are
+/// all handed out and retired is given back with `madvise(MADV_DONTNEED)`,
+/// so memory follows the number of messages alive, not how many came.
+final class MessageHandles: @unchecked Sendable {
+    /// One slot: 0 (free or retired), ``expired``, or a ``Message`` address.
+    typealias Slot = UnsafeMutablePointer<Atomic<UInt>>
+
+    /// The value of a slot retired at its message's `--data-timeout`
+    /// deadline, so that a late `complete` is told apart from a stray one.
+    static let expired: UInt = 1
+
+    /// The handles of this process.
+    static let shared = MessageHandles()
+
+    /// A slot outside the region, for a message that has none (yet).
+    nonisolated(unsafe) static let none: Slot = {
+        let slot = Slot.allocate(capacity: 1)
+        slot.initialize(to: Atomic(0))
+        return slot
+    }()
+
+    private let base: Slot
+    private let count: Int
+    private let pageSize: Int
+    private let slotsPerPage: Int
+    /// How many slots of each page are handed out and not retired.
+    private let live: UnsafeMutablePointer<UInt16>
+    /// The index of the next slot to hand out.
+    private let next = Mutex(0)
+
+    /// Reserves the region: 4 GiB of address space, or the largest power
+    /// of two down to 64 MiB that the system grants.
+    private init() {
+        pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var bytes = 1 << 32
+        var region = Self.reserve(bytes)
+        while region == nil && bytes > 1 << 26 {
+            bytes /= 2
+            region = Self.reserve(bytes)
+        }
+        guard let region else { fatalError("cannot reserve address space for message handles: \(String(cString: strerror(errno)))") }
+        count = bytes / MemoryLayout<UInt>.stride
+        slotsPerPage = pageSize / MemoryLayout<UInt>.stride
+        base = region.bindMemory(to: Atomic<UInt>.self, capacity: count)
+        let pages = bytes / pageSize
+        guard let counters = Self.reserve(pages * MemoryLayout<UInt16>.stride) else {
+            fatalError("cannot reserve address space for message handles: \(String(cString: strerror(errno)))")
+        }
+        live = counters.bindMemory(to: UInt16.self, capacity: pages)
+    }
+
+    /// `bytes` of private anonymous memory that reads as zeros and takes
+    /// no memory until written, or nil.
+    private static func reserve(_ bytes: Int) -> UnsafeMutableRawPointer? {
+        let region = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        return region == MAP_FAILED ? nil : region
+    }
+
+    /// Hands out the next free slot, holding `message` (a ``Message`` address).
+    func claim(for message: UInt) -> Slot {
+        next.withLock { next in
+            while true {
+                let index = next
+                next = next + 1 == count ? 0 : next + 1
+                if index % slotsPerPage == 0 && index > 0 { giveBackIfRetired(page: index / slotsPerPage - 1, next: index) }
+                let slot = base + index
+                // After a wrap: a slot still in use keeps its message.
+                guard slot.pointee.load(ordering: .relaxed) <= Self.expired else { continue }
+                slot.pointee.store(message, ordering: .releasing)
+                live[index / slotsPerPage] += 1
+                return slot
+            }
+        }
+    }
+
+    /// Retires `slot`: no message is found there any more; with `expired`,
+    /// a late `complete` for it is recognized (``takeExpired(_:)``).
+    func retire(_ slot: Slot, expired: Bool = false) {
+        guard let index = index(of: UInt(bitPattern: slot)) else { return }
+        slot.pointee.store(expired ? Self.expired : 0, ordering: .releasing)
+        next.withLock { next in
+            live[index / slotsPerPage] -= 1
+            giveBackIfRetired(page: index / slotsPerPage, next: next)
+        }
+    }
+
+    /// The slot at `address`, when it is one: inside the region and aligned.
+    func slot(at address: UInt) -> Slot? {
+        index(of: address).map { base + $0 }
+    }
+
+    /// Whether `address` is a slot retired at its deadline; it is then
+    /// cleared, so that only the first late `complete` is told so.
+    func takeExpired(_ address: UInt) -> Bool {
+        guard let slot = slot(at: address) else { return false }
+        return slot.pointee.compareExchange(expected: Self.expired, desired: 0, ordering: .relaxed).exchanged
+    }
+
+    /// The index of the slot at `address`, or nil when it is no slot.
+    private func index(of address: UInt) -> Int? {
+        let offset = address &- UInt(bitPattern: base)
+        guard offset < UInt(count * MemoryLayout<UInt>.stride), offset % UInt(MemoryLayout<UInt>.stride) == 0 else { return nil }
+        return Int(offset) / MemoryLayout<UInt>.stride
+    }
+
+    /// Gives `page` back to the system when none of its slots is in use and
+    /// `next` has left it (so none will be handed out before a wrap).
+    private func giveBackIfRetired(page: Int, next: Int) {
+        guard live[page] == 0, next / slotsPerPage != page else { return }
+        madvise(UnsafeMutableRawPointer(base + page * slotsPerPage), pageSize, MADV_DONTNEED)
+    }
+}
