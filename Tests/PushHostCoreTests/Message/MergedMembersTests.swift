@@ -104,21 +104,8 @@ import Testing
     /// The normalized JSON, its `data` as `message_get(m, "data")` gives it,
     /// and the value at `path`.
     static func normalize(_ payload: String, platform: Platform?, path: String = "id") throws -> (json: String, data: String, value: String?) {
-        let input = Array(payload.utf8)
-        let key = Array("rx_gcm_key_target".utf8)
-        return try input.withUnsafeBytes { bytes in
-            var reader = JSONReader()
-            let document = try reader.parse(bytes)
-            let message = Message()
-            defer { message.reset() }
-            key.withUnsafeBytes { key in
-                message.load(document, members: RootMembers(document.root), source: .stdin(line: 1), platform: platform, targetKey: key)
-            }
-            func text(_ path: String) -> String? {
-                message.valueBytes(path.split(separator: ".").map(String.init)).map { String(decoding: $0, as: UTF8.self) }
-            }
-            return (String(decoding: message.normalizedJSON(), as: UTF8.self), text("data") ?? "", text(path))
-        }
+        let (json, values) = try PushHostCoreTests.normalize(payload, platform: platform, paths: ["data", path])
+        return (json, values[0] ?? "", values[1])
     }
 
     static func normalize(_ payload: String, platform: Platform?) throws -> (json: String, data: String) {

@@ -6,7 +6,7 @@ import Testing
 /// the input and the tape) as standard input line 1, and read it while the
 /// buffers are alive: its normalized JSON, and the value of each dotted path
 /// in `paths` as `message_get` finds it (nil: NULL).
-private func normalize(
+func normalize(
     _ payload: String, platform: Platform? = nil, targetKey: String = "rx_gcm_key_target", paths: [String] = []
 ) throws -> (json: String, values: [String?]) {
     let input = Array(payload.utf8)
