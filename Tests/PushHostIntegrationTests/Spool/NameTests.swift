@@ -76,4 +76,22 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: spool.folder("failed") + "/bad.1.error.json")[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    /// A crash between writing NAME.error.json and moving NAME leaves the
+    /// error file alone in failed/: the retry writes it again and the file
+    /// keeps its own name.
+    @Test func anErrorFileLeftByACrashIsWrittenAgain() throws {
+        let scratch = try Scratch()
+        let spool = scratch.spool
+        try spool.create()
+        try Data("{\"file\":\"bad\",\"records\":[]}\n".utf8).write(to: URL(fileURLWithPath: spool.folder("failed") + "/bad.error.json"))
+        try spool.drop("bad", "not JSON")
+        let host = try scratch.startWatching([])
+        let done = eventually(timeout: .seconds(20)) { spool.names("new").isEmpty }
+        try #require(done, "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        #expect(spool.names("failed") == ["bad", "bad.error.json"])
+        let problems = try #require(try spool.errorReport("bad")["records"] as? [[String: Any]])
+        #expect(problems.count == 1)
+    }
 }

@@ -9,7 +9,9 @@ extension Spool {
     /// Nothing is ever replaced: when `NAME` is taken in the folder (or, in
     /// `failed/`, `NAME.error.json` is), the file takes the first free name
     /// of `NAME.1`, `NAME.2`, ..., and its error file goes with that name
-    /// (`NAME.1.error.json`).
+    /// (`NAME.1.error.json`). An error file that is a regular file with no
+    /// `NAME` beside it was left by a crash between its writing and the move:
+    /// it is written again, so a retried file keeps its own name.
     ///
     /// The error file is written before the file moves beside it: created
     /// exclusively (a symbolic link planted at its path is never followed),
@@ -26,7 +28,13 @@ extension Spool {
             number += 1
             let errorFile = candidate.adding(".error.json")
             if !problems.isEmpty {
-                guard try write(report, to: errorFile) else { continue }
+                guard try write(report, to: errorFile) else {
+                    if isOrphan(errorFile, of: candidate) {
+                        unlink(path(failed, errorFile))
+                        number -= 1
+                    }
+                    continue
+                }
             }
             if NoReplaceRename.move(path(new, name), to: path(destination, candidate)) == 0 { return candidate }
             let reason = errno
@@ -34,6 +42,13 @@ extension Spool {
             if reason == EEXIST { continue }
             throw SpoolError("cannot move \(new)/\(name.printed) to \(destination)/: \(String(cString: strerror(reason)))")
         }
+    }
+
+    /// Whether `failed/ERROR` is a regular file left without `failed/NAME`.
+    private func isOrphan(_ errorFile: SpoolName, of name: SpoolName) -> Bool {
+        var info = stat()
+        guard lstat(path(failed, errorFile), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return lstat(path(failed, name), &info) != 0 && errno == ENOENT
     }
 
     /// Writes `bytes` into the new file `failed/NAME`: false when a file of
