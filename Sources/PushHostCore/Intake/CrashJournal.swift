@@ -18,63 +18,8 @@ import Synchronization
 /// Without a spool the journal is anonymous memory: the watchdog still
 /// watches the calls, and nothing outlives the process.
 package final class CrashJournal: @unchecked Sendable {
-    /// What ended a run during a handler call.
-    package enum Cause: Equatable, Sendable, CustomStringConvertible {
-        /// A signal the host caught on its way down (SIGSEGV, SIGABRT, ...).
-        case signal(Int32)
-        /// The handler did not return within `--handler-timeout`.
-        case timeout
-        /// No cause was noted: SIGKILL, or the machine went down.
-        case unknown
-
-        init(code: Int32) {
-            self = code > 0 ? .signal(code) : code == Self.timeoutCode ? .timeout : .unknown
-        }
-
-        static let timeoutCode: Int32 = -1
-
-        package var description: String {
-            switch self {
-            case .signal(let number): Self.signalName(number)
-            case .timeout: "no return within --handler-timeout"
-            case .unknown: "killed (SIGKILL or a power loss: no signal was noted)"
-            }
-        }
-
-        /// `SIGSEGV`, or `signal 42` for one without a common name.
-        static func signalName(_ number: Int32) -> String {
-            let names: [Int32: String] = [
-                SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE",
-                SIGABRT: "SIGABRT", SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS", SIGKILL: "SIGKILL",
-            ]
-            return names[number] ?? "signal \(number)"
-        }
-    }
-
-    /// A crash of a run during a call on a spool file's record, and how many
-    /// such crashes the file has caused.
-    package struct Crash: Equatable, Sendable {
-        /// The spool file whose record was under way; empty for another source.
-        package let file: String
-        /// Where the record came from, in words (`spool file x.json`, `line 7`).
-        package let place: String
-        package let plugin: String
-        package let handler: String
-        package let cause: Cause
-        package var count: Int
-
-        /// `plugin cache crashed in on_data: SIGSEGV`.
-        package var summary: String {
-            switch cause {
-            case .signal: "plugin \(plugin) crashed in \(handler): \(cause)"
-            case .timeout: "plugin \(plugin) did not return from \(handler) within --handler-timeout"
-            case .unknown: "the host was killed while plugin \(plugin) was in \(handler)"
-            }
-        }
-    }
-
     /// Byte offsets in the journal; the file is `size` bytes.
-    private enum Offset {
+    enum Offset {
         static let magic = 0
         static let inCall = 8
         static let plugin = 12
@@ -88,7 +33,7 @@ package final class CrashJournal: @unchecked Sendable {
         static let crashes = 8192  // 64 entries of 512 bytes
     }
 
-    private enum TableEntry {
+    enum TableEntry {
         static let size = 512
         static let count = 0
         static let cause = 4
@@ -98,12 +43,12 @@ package final class CrashJournal: @unchecked Sendable {
         static let handler = 336  // 64 bytes
     }
 
-    private static let size = Offset.crashes + 64 * TableEntry.size
-    private static let magic: UInt64 = 0x3130_4c4e_524a_4850  // "PHJRNL01"
-    private static let nameCapacity = 256
-    private static let pluginNameCapacity = 64
-    private static let maxPlugins = 64
-    private static let maxEntries = 64
+    static let size = Offset.crashes + 64 * TableEntry.size
+    static let magic: UInt64 = 0x3130_4c4e_524a_4850  // "PHJRNL01"
+    static let nameCapacity = 256
+    static let pluginNameCapacity = 64
+    static let maxPlugins = 64
+    static let maxEntries = 64
 
     /// The call under way on the dispatch thread, for the watchdog: even
     /// when none, odd during a call, with `firedBit` once the watchdog gave
@@ -119,7 +64,7 @@ package final class CrashJournal: @unchecked Sendable {
     private var number: UInt64 = 0
     /// The spool file whose name is in the journal now.
     private var notedFile: String?
-    private var nextEntry = 0
+    var nextEntry = 0
 
     /// The journal in `path` (created 0600 when missing; a symlink is
     /// refused), or in memory when `path` is nil.
@@ -238,95 +183,11 @@ package final class CrashJournal: @unchecked Sendable {
         return (pluginName(plugin), handler?.name ?? "a handler", place())
     }
 
-    // MARK: What the last run left
-
-    /// The call the last run was in when it ended, when it ended in one;
-    /// a spool file's crash count goes up by one. Clears the note.
-    package func recover() -> Crash? {
-        guard isDurable, base.load(fromByteOffset: Offset.inCall, as: Int32.self) != 0 else {
-            noteCause(0)
-            return nil
-        }
-        let (plugin, handler, place) = callUnderWay()
-        let kind = base.load(fromByteOffset: Offset.sourceKind, as: Int32.self)
-        let file = kind == 2 ? read(at: Offset.sourceName, length: Offset.sourceNameLength) : ""
-        let cause = Cause(code: base.load(fromByteOffset: Offset.cause, as: Int32.self))
-        var crash = Crash(file: file, place: place, plugin: plugin, handler: handler, cause: cause, count: 1)
-        if !file.isEmpty {
-            crash.count = count(crash)
-        }
-        base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
-        noteCause(0)
-        return crash
-    }
-
-    /// The crashes `file` caused so far, the last one's details with them.
-    package func crashes(of file: String) -> Crash? {
-        guard let entry = entry(for: file) else { return nil }
-        return crash(at: entry, file: file)
-    }
-
-    /// Forgets the crashes of `file` (it left `new/`).
-    package func forget(_ file: String) {
-        guard let entry = entry(for: file) else { return }
-        memset(base + entry, 0, TableEntry.size)
-    }
-
-    /// Adds `crash` to its file's entry (taking a free one, else the next in
-    /// turn) and returns the file's count.
-    private func count(_ crash: Crash) -> Int {
-        let entry = entry(for: crash.file) ?? freeEntry()
-        let count = Int(base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self)) + 1
-        memset(base + entry, 0, TableEntry.size)
-        base.storeBytes(of: Int32(count), toByteOffset: entry + TableEntry.count, as: Int32.self)
-        let code: Int32 = switch crash.cause {
-        case .signal(let number): number
-        case .timeout: Cause.timeoutCode
-        case .unknown: 0
-        }
-        base.storeBytes(of: code, toByteOffset: entry + TableEntry.cause, as: Int32.self)
-        write(crash.file, at: entry + TableEntry.file, length: entry + TableEntry.fileLength, capacity: Self.nameCapacity)
-        write(crash.plugin, at: entry + TableEntry.plugin, length: nil, capacity: Self.pluginNameCapacity)
-        write(crash.handler, at: entry + TableEntry.handler, length: nil, capacity: Self.pluginNameCapacity)
-        msync(base, Self.size, MS_SYNC)
-        return count
-    }
-
-    private func crash(at entry: Int, file: String) -> Crash {
-        Crash(
-            file: file, place: "spool file \(file)",
-            plugin: cString(at: entry + TableEntry.plugin), handler: cString(at: entry + TableEntry.handler),
-            cause: Cause(code: base.load(fromByteOffset: entry + TableEntry.cause, as: Int32.self)),
-            count: Int(base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self)))
-    }
-
-    private func entry(for file: String) -> Int? {
-        let bytes = Array(file.utf8)
-        for index in 0..<Self.maxEntries {
-            let entry = Offset.crashes + index * TableEntry.size
-            guard base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self) > 0,
-                Int(base.load(fromByteOffset: entry + TableEntry.fileLength, as: Int32.self)) == bytes.count,
-                memcmp(base + entry + TableEntry.file, bytes, bytes.count) == 0
-            else { continue }
-            return entry
-        }
-        return nil
-    }
-
-    private func freeEntry() -> Int {
-        for index in 0..<Self.maxEntries {
-            let entry = Offset.crashes + index * TableEntry.size
-            if base.load(fromByteOffset: entry + TableEntry.count, as: Int32.self) == 0 { return entry }
-        }
-        nextEntry = (nextEntry + 1) % Self.maxEntries
-        return Offset.crashes + nextEntry * TableEntry.size
-    }
-
     // MARK: Bytes
 
     /// Writes `text`'s bytes (cut to `capacity`, NUL-terminated when shorter),
     /// and their count at `length` when given.
-    private func write(_ text: String, at offset: Int, length: Int?, capacity: Int) {
+    func write(_ text: String, at offset: Int, length: Int?, capacity: Int) {
         var text = text
         text.withUTF8 { bytes in
             let count = min(bytes.count, capacity - 1)
@@ -336,23 +197,23 @@ package final class CrashJournal: @unchecked Sendable {
         }
     }
 
-    private func read(at offset: Int, length: Int) -> String {
+    func read(at offset: Int, length: Int) -> String {
         let count = max(0, min(Int(base.load(fromByteOffset: length, as: Int32.self)), Self.nameCapacity - 1))
         return String(decoding: UnsafeRawBufferPointer(start: base + offset, count: count), as: UTF8.self)
     }
 
-    private func cString(at offset: Int) -> String {
+    func cString(at offset: Int) -> String {
         String(cString: (base + offset).assumingMemoryBound(to: CChar.self))
     }
 
-    private func pluginName(_ index: Int32) -> String {
+    func pluginName(_ index: Int32) -> String {
         guard index >= 0, index < Self.maxPlugins else { return "#\(index)" }
         let name = cString(at: Offset.pluginNames + Int(index) * Self.pluginNameCapacity)
         return name.isEmpty ? "#\(index)" : name
     }
 
     /// The record under way, in words.
-    private func place() -> String {
+    func place() -> String {
         let number = base.load(fromByteOffset: Offset.sourceNumber, as: Int64.self)
         switch base.load(fromByteOffset: Offset.sourceKind, as: Int32.self) {
         case 1: return "standard input, line \(number)"
