@@ -10,14 +10,53 @@ package enum RecordSource: Equatable, Sendable {
     /// `record` counts the plugin's submitted records from 1.
     case plugin(name: String, record: Int)
 
-    /// The id the host gives a message that has none of its own: unique in the run.
+    /// The id the host gives a message that has none of its own, unique in
+    /// the run: `stdin-7`, `x.json`, `x.json#3`, `fifo-source-2`.
     var defaultID: String {
+        var bytes: [UInt8] = []
+        appendDefaultID(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `defaultID`'s bytes.
+    func appendDefaultID(to bytes: inout [UInt8]) {
         switch self {
-        case .stdin(let line): "stdin-\(line)"
-        case .spool(let file, nil): file
-        case .spool(let file, let line?): "\(file)#\(line)"
-        case .plugin(let name, let record): "\(name)-\(record)"
+        case .stdin(let line):
+            bytes.append(contentsOf: "stdin-".utf8)
+            bytes.append(contentsOf: String(line).utf8)
+        case .spool(let file, let line):
+            bytes.append(contentsOf: file.utf8)
+            if let line {
+                bytes.append(UInt8(ascii: "#"))
+                bytes.append(contentsOf: String(line).utf8)
+            }
+        case .plugin(let name, let record):
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(UInt8(ascii: "-"))
+            bytes.append(contentsOf: String(record).utf8)
         }
+    }
+
+    /// Appends the text of the field `key` of `source` (`kind`, `line`,
+    /// `file`, `plugin`, `record`); false when this source has no such field.
+    func append(_ key: UnsafeRawBufferPointer, to bytes: inout [UInt8]) -> Bool {
+        if key.equals("kind") {
+            bytes.append(contentsOf: kind.utf8)
+            return true
+        }
+        switch self {
+        case .stdin(let line) where key.equals("line"), .spool(_, let line?) where key.equals("line"):
+            bytes.append(contentsOf: String(line).utf8)
+        case .spool(let file, _) where key.equals("file"):
+            bytes.append(contentsOf: file.utf8)
+        case .plugin(let name, _) where key.equals("plugin"):
+            bytes.append(contentsOf: name.utf8)
+        case .plugin(_, let record) where key.equals("record"):
+            bytes.append(contentsOf: String(record).utf8)
+        default:
+            return false
+        }
+        return true
     }
 
     /// Where, in words: `line 7`, `spool file x.json`, `spool file x.json, line 4`, `plugin fifo-source, record 3`.

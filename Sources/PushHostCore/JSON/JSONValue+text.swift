@@ -11,12 +11,17 @@ extension JSONValue {
         return bytes
     }
 
-    /// The member `segment` of an object, or the element at index `segment` of an array.
-    func child(_ segment: String) -> JSONValue? {
+    /// `child` by the bytes of `segment`: a member's key, or an array index in decimal digits.
+    func child(_ segment: UnsafeRawBufferPointer) -> JSONValue? {
         switch kind {
         case .object: return member(named: segment)
         case .array:
-            guard let position = Int(segment), position >= 0 else { return nil }
+            guard !segment.isEmpty, segment.count <= 18 else { return nil }
+            var position = 0
+            for byte in segment {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                position = position * 10 + Int(byte - UInt8(ascii: "0"))
+            }
             return elements.dropFirst(position).first { _ in true }
         default: return nil
         }

@@ -2,44 +2,6 @@
 /// `message_target`, `message_get`, `message_json`) and as the report
 /// writes them.
 extension Message {
-    // MARK: For plugins (any thread), through a handle
-
-    /// `message_id`; "" when the handle names no message.
-    static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
-        handOut(handle) { $0.idBytes() } ?? noText
-    }
-
-    /// `message_target`: NULL when the message has none, or the handle names no message.
-    static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
-        handOut(handle) { $0.targetBytes() }
-    }
-
-    /// `message_get`: the value at a dotted path, as text; NULL when absent
-    /// or null, or when the handle names no message.
-    static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
-        let segments = String(cString: path).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        return handOut(handle) { $0.valueBytes(segments) }
-    }
-
-    /// `message_json`: the normalized message as compact JSON; "" when the
-    /// handle names no message.
-    static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
-        var count = 0
-        let text = handOut(handle) { message in
-            let json = message.normalizedJSON()
-            count = json.count
-            return json
-        }
-        return (text ?? noText, count)
-    }
-
-    /// The empty C string, for a handle that names no message.
-    nonisolated(unsafe) private static let noText: UnsafePointer<CChar> = {
-        let text = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
-        text.initialize(to: 0)
-        return UnsafePointer(text)
-    }()
-
     // MARK: For the host (dispatch thread)
 
     /// The id, for log lines.
@@ -70,7 +32,14 @@ extension Message {
     /// The whole normalized message:
     /// `{"id","target","format","priority","content_available","notification","data","topic","collapse_key","source"}`.
     func normalizedJSON() -> [UInt8] {
-        var line = JSONLine()
+        var bytes: [UInt8] = []
+        appendNormalizedJSON(to: &bytes)
+        return bytes
+    }
+
+    /// Appends `normalizedJSON()`.
+    func appendNormalizedJSON(to bytes: inout [UInt8]) {
+        var line = JSONLine(appendingTo: &bytes)
         line.key("id")
         appendIDJSON(to: &line.bytes)
         line.key("target")
@@ -101,7 +70,7 @@ extension Message {
         }
         line.key("source")
         source.appendJSON(to: &line.bytes)
-        return line.closed()
+        bytes = line.closed()
     }
 
     // MARK: Field values
@@ -110,58 +79,10 @@ extension Message {
         layout.id >= 0 ? value(layout.id).textBytes : Array(source.defaultID.utf8)
     }
 
-    func targetBytes() -> [UInt8]? {
-        target >= 0 ? value(target).textBytes : nil
-    }
-
     func topicBytes() -> [UInt8]? {
         guard layout.topic >= 0 else { return nil }
         let text = value(layout.topic).textBytes
         return layout.topicHasPrefix ? Array(text.dropFirst("/topics/".utf8.count)) : text
-    }
-
-    /// The text of the value at `segments` (a dotted path, split), or nil.
-    func valueBytes(_ segments: [String]) -> [UInt8]? {
-        guard let first = segments.first else { return nil }
-        let rest = segments.dropFirst()
-        switch (first, rest.isEmpty) {
-        case ("id", true): return idBytes()
-        case ("target", true): return targetBytes()
-        case ("format", true): return Array(layout.format.rawValue.utf8)
-        case ("priority", true): return Array(layout.priority.rawValue.utf8)
-        case ("content_available", true): return Array((layout.contentAvailable ? "true" : "false").utf8)
-        case ("topic", true): return topicBytes()
-        case ("collapse_key", true): return layout.collapseKey >= 0 ? value(layout.collapseKey).textBytes : nil
-        case ("data", _), ("notification", _):
-            let parts = first == "data" ? layout.data : layout.notification
-            // A message always has data (maybe empty); a data-only one has no notification.
-            guard !parts.isEmpty else { return first == "data" && rest.isEmpty ? Array("{}".utf8) : nil }
-            guard let key = rest.first else {
-                var bytes: [UInt8] = []
-                appendMerged(parts, to: &bytes)
-                return bytes
-            }
-            var found = key.utf8CString.withUnsafeBytes { key in
-                Self.lookup(parts, key: UnsafeRawBufferPointer(rebasing: key.dropLast()), in: root)
-            }
-            for segment in rest.dropFirst() { found = found?.child(segment) }
-            guard let found, found.kind != .null else { return nil }
-            return found.textBytes
-        case ("source", _):
-            var bytes: [UInt8] = []
-            source.appendJSON(to: &bytes)
-            guard let key = rest.first, rest.count == 1 else { return rest.isEmpty ? bytes : nil }
-            switch (key, source) {
-            case ("kind", _): return Array(source.kind.utf8)
-            case ("line", .stdin(let line)), ("line", .spool(_, let line?)): return Array(String(line).utf8)
-            case ("file", .spool(let file, _)): return Array(file.utf8)
-            case ("record", .plugin(_, let record)): return Array(String(record).utf8)
-            case ("plugin", .plugin(let name, _)): return Array(name.utf8)
-            default: return nil
-            }
-        default:
-            return nil
-        }
     }
 
     /// Appends the object merged from `parts` (a later part's member

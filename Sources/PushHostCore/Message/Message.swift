@@ -10,8 +10,8 @@ import Synchronization
 /// Nothing is copied or unescaped up front. A message first borrows the
 /// input buffer and the reader's tape; when it must outlive them (its data
 /// stage is pending, or it queues behind one that is) `detach()` copies both.
-/// The strings handed to plugins are allocated on request and live until
-/// `reset()`, when the message is done.
+/// The strings handed to plugins are copied on request into the message's
+/// ``MessageArena`` and live until `reset()`, when the message is done.
 ///
 /// Plugins know a message by its handle, a slot of ``MessageHandles``
 /// (see there): a handle whose message is gone names no message, and the
@@ -34,8 +34,8 @@ package final class Message: @unchecked Sendable {
     private var owned: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
     private var inputCount = 0
     private var tapeCount = 0
-    /// The strings handed to plugins, freed by `reset()`.
-    private let strings = Mutex(HandedOut())
+    /// The strings handed to plugins, forgotten by `reset()`.
+    private let strings = Mutex(MessageArena())
     /// Whether any string was handed out since the last `reset()`: when
     /// none was, `reset()` takes no lock.
     private let handedOutAny = Atomic(false)
@@ -49,6 +49,7 @@ package final class Message: @unchecked Sendable {
 
     deinit {
         reset()
+        strings.withLock { $0.free() }
         MessageHandles.shared.retire(handle)
     }
 
@@ -85,7 +86,7 @@ package final class Message: @unchecked Sendable {
     /// Frees what the message handed out or copied; it may be loaded again.
     package func reset() {
         if handedOutAny.load(ordering: .acquiring) {
-            strings.withLock { $0.free() }
+            strings.withLock { $0.reset() }
             handedOutAny.store(false, ordering: .relaxed)
         }
         if let owned {
@@ -139,10 +140,12 @@ package final class Message: @unchecked Sendable {
     }
 
     /// Runs `body` with the message that `opaque` names, under the lock
-    /// plugin threads share, with a place to keep the bytes it returns as a
-    /// C string until `reset()`; nil when the handle names no message (any
+    /// plugin threads share, with the arena where the C string it returns
+    /// lives until `reset()`; nil when the handle names no message (any
     /// more), without touching memory the host no longer uses.
-    static func handOut(_ opaque: OpaquePointer, _ body: (Message) -> [UInt8]?) -> UnsafePointer<CChar>? {
+    static func handOut(
+        _ opaque: OpaquePointer, _ body: (Message, inout MessageArena) -> UnsafePointer<CChar>?
+    ) -> UnsafePointer<CChar>? {
         guard let slot = MessageHandles.shared.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits > MessageHandles.expired, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
@@ -151,7 +154,7 @@ package final class Message: @unchecked Sendable {
         return message.strings.withLock { handed in
             guard message.handle == slot else { return nil }
             message.handedOutAny.store(true, ordering: .releasing)
-            return body(message).map { handed.keep($0) }
+            return body(message, &handed)
         }
     }
 
@@ -169,27 +172,5 @@ package final class Message: @unchecked Sendable {
             }
         }
         return nil
-    }
-}
-
-/// The C strings a message has handed to plugins.
-struct HandedOut: @unchecked Sendable {
-    private var pointers: [UnsafeMutablePointer<CChar>] = []
-
-    /// Keeps a NUL-terminated copy of `bytes` and returns it.
-    mutating func keep(_ bytes: [UInt8]) -> UnsafePointer<CChar> {
-        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: source.count) }
-        }
-        copy[bytes.count] = 0
-        pointers.append(copy)
-        return UnsafePointer(copy)
-    }
-
-    mutating func free() {
-        guard !pointers.isEmpty else { return }
-        for pointer in pointers { pointer.deallocate() }
-        pointers.removeAll(keepingCapacity: true)
     }
 }

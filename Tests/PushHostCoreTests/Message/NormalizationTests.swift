@@ -20,10 +20,12 @@ func normalize(
             message.load(document, members: RootMembers(document.root), source: .stdin(line: 1), platform: platform, targetKey: key)
         }
         let json = String(decoding: message.normalizedJSON(), as: UTF8.self)
+        // As `message_get` reads them: into the message's kind of arena.
+        var arena = MessageArena()
+        defer { arena.free() }
         let values = paths.map { path in
-            // Split as `message_get` splits its C string.
-            let segments = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            return message.valueBytes(segments).map { String(decoding: $0, as: UTF8.self) }
+            var path = path
+            return path.withUTF8 { message.value(atPath: UnsafeRawBufferPointer($0), into: &arena) }.map { String(cString: $0) }
         }
         return (json, values)
     }

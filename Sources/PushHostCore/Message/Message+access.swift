@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The normalized fields as plugins read them, from any thread, through a
+/// handle (`message_id`, `message_target`, `message_get`, `message_json`).
+///
+/// A path is walked by its bytes, and a value is handed out as a copy in
+/// the message's arena: its input bytes as they are, or, for a string with
+/// escapes, an object or an array, built in the arena's scratch buffer
+/// first. No Swift `String` is made and, once the arena has a chunk, nothing
+/// is allocated.
+extension Message {
+    /// `message_id`; "" when the handle names no message.
+    static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
+        handOut(handle) { message, arena in message.handID(&arena) } ?? noText
+    }
+
+    /// `message_target`: NULL when the message has none, or the handle names no message.
+    static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
+        handOut(handle) { message, arena in message.target >= 0 ? message.hand(message.value(message.target), &arena) : nil }
+    }
+
+    /// `message_get`: the value at a dotted path, as text; NULL when absent
+    /// or null, or when the handle names no message.
+    static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+        let bytes = UnsafeRawBufferPointer(start: path, count: strlen(path))
+        return handOut(handle) { message, arena in message.value(atPath: bytes, into: &arena) }
+    }
+
+    /// `message_json`: the normalized message as compact JSON, built once
+    /// per message; "" when the handle names no message.
+    static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
+        var count = 0
+        let text = handOut(handle) { message, arena in
+            if let json = arena.json {
+                count = json.count
+                return json.text
+            }
+            arena.scratch.removeAll(keepingCapacity: true)
+            message.appendNormalizedJSON(to: &arena.scratch)
+            count = arena.scratch.count
+            let text = arena.copyScratch()
+            arena.json = (text, count)
+            return text
+        }
+        return (text ?? noText, count)
+    }
+
+    /// The empty C string, for a handle that names no message.
+    nonisolated(unsafe) private static let noText: UnsafePointer<CChar> = {
+        let text = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        text.initialize(to: 0)
+        return UnsafePointer(text)
+    }()
+
+    // MARK: Values, into the arena
+
+    /// The text at `path` (dotted: `data.title`, `notification.body`,
+    /// `source.file`, `data.list.0`), or nil when there is none or it is null.
+    func value(atPath path: UnsafeRawBufferPointer, into arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        var segments = PathSegments(path)
+        guard let first = segments.next() else { return nil }
+        if segments.isAtEnd, let field = field(first, &arena) { return field }
+        if first.equals("data") || first.equals("notification") {
+            let isData = first.equals("data")
+            let parts = isData ? layout.data : layout.notification
+            // A message always has data (maybe empty); a data-only one has no notification.
+            guard !parts.isEmpty else { return isData && segments.isAtEnd ? arena.copy("{}") : nil }
+            guard let key = segments.next() else {
+                arena.scratch.removeAll(keepingCapacity: true)
+                appendMerged(parts, to: &arena.scratch)
+                return arena.copyScratch()
+            }
+            var found = Self.lookup(parts, key: key, in: root)
+            while let segment = segments.next() { found = found?.child(segment) }
+            guard let found, found.kind != .null else { return nil }
+            return hand(found, &arena)
+        }
+        if first.equals("source") {
+            arena.scratch.removeAll(keepingCapacity: true)
+            guard let key = segments.next() else {
+                source.appendJSON(to: &arena.scratch)
+                return arena.copyScratch()
+            }
+            guard segments.isAtEnd, source.append(key, to: &arena.scratch) else { return nil }
+            return arena.copyScratch()
+        }
+        return nil
+    }
+
+    /// A top-level field of one segment (`id`, `target`, `format`,
+    /// `priority`, `content_available`, `topic`, `collapse_key`), or nil.
+    private func field(_ name: UnsafeRawBufferPointer, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        if name.equals("priority") { return arena.copy(layout.priority.rawValue) }
+        if name.equals("id") { return handID(&arena) }
+        if name.equals("target") { return target >= 0 ? hand(value(target), &arena) : nil }
+        if name.equals("format") { return arena.copy(layout.format.rawValue) }
+        if name.equals("content_available") { return arena.copy(layout.contentAvailable ? "true" : "false") }
+        if name.equals("collapse_key") { return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil }
+        if name.equals("topic") {
+            guard layout.topic >= 0 else { return nil }
+            guard layout.topicHasPrefix else { return hand(value(layout.topic), &arena) }
+            arena.scratch.removeAll(keepingCapacity: true)
+            value(layout.topic).appendUnescaped(to: &arena.scratch)
+            arena.scratch.removeFirst(min(arena.scratch.count, "/topics/".utf8.count))
+            return arena.copyScratch()
+        }
+        return nil
+    }
+
+    /// The id: the payload's own, or the one the host made.
+    func handID(_ arena: inout MessageArena) -> UnsafePointer<CChar> {
+        if layout.id >= 0 { return hand(value(layout.id), &arena) }
+        arena.scratch.removeAll(keepingCapacity: true)
+        source.appendDefaultID(to: &arena.scratch)
+        return arena.copyScratch()
+    }
+
+    /// A value's text: a string unescaped, a number or literal as it is, an
+    /// object or array as compact JSON.
+    func hand(_ value: JSONValue, _ arena: inout MessageArena) -> UnsafePointer<CChar> {
+        if !value.kind.isContainer && !value.isEscaped { return arena.copy(value.rawBytes) }
+        arena.scratch.removeAll(keepingCapacity: true)
+        if value.kind.isContainer { value.appendCompact(to: &arena.scratch) } else { value.appendUnescaped(to: &arena.scratch) }
+        return arena.copyScratch()
+    }
+}
+
+/// The segments of a dotted path, as views into its bytes: `a.b` gives `a`
+/// and `b`, `a.` gives `a` and an empty one.
+struct PathSegments {
+    private var rest: UnsafeRawBufferPointer?
+
+    init(_ path: UnsafeRawBufferPointer) {
+        rest = path
+    }
+
+    /// Whether every segment was taken.
+    var isAtEnd: Bool { rest == nil }
+
+    mutating func next() -> UnsafeRawBufferPointer? {
+        guard let bytes = rest else { return nil }
+        guard let base = bytes.baseAddress, let dot = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else {
+            rest = nil
+            return bytes
+        }
+        let length = base.distance(to: UnsafeRawPointer(dot))
+        rest = UnsafeRawBufferPointer(start: dot + 1, count: bytes.count - length - 1)
+        return UnsafeRawBufferPointer(start: base, count: length)
+    }
+}
