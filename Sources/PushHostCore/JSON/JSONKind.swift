@@ -9,5 +9,6 @@ enum JSONKind: UInt8, Sendable {
     case null
 
     /// Whether this kind is an object or an array.
-    var isContainer: Bool { self == .object || self == .array }
+    @inline(__always)
+    var isContainer: Bool { self.rawValue <= JSONKind.array.rawValue }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Object member lookup by key.
 extension JSONValue {
     /// The value of the first member of this object whose key equals `name` (UTF-8 bytes),
@@ -33,6 +37,7 @@ extension JSONValue {
     }
 
     /// Whether the key token `key` spells `name` once unescaped.
+    @inline(__always)
     private func keyMatches(_ key: JSONToken, _ name: UnsafeRawBufferPointer) -> Bool {
         let length = Int(key.end &- key.start)
         let raw = input + Int(key.start)
@@ -67,19 +72,23 @@ extension JSONValue {
         return q == targetEnd
     }
 
-    /// Whether the `count` bytes at `a` and `b` are equal.
+    /// Whether the `count` bytes at `a` and `b` are equal: up to 16 as two
+    /// overlapping words each side, longer ones by `memcmp`.
+    @inline(__always)
     private static func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        var i = 0
-        while count - i >= 8 {
-            let x = UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self)
-            let y = UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self)
-            guard x == y else { return false }
-            i += 8
+        let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+        switch count {
+        case 0: return true
+        case 1..<4:
+            return a[0] == b[0] && a[count - 1] == b[count - 1] && a[count / 2] == b[count / 2]
+        case 4..<8:
+            return x.loadUnaligned(as: UInt32.self) == y.loadUnaligned(as: UInt32.self)
+                && x.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self) == y.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        case 8...16:
+            return x.loadUnaligned(as: UInt64.self) == y.loadUnaligned(as: UInt64.self)
+                && x.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        default:
+            return memcmp(x, y, count) == 0
         }
-        while i < count {
-            guard a[i] == b[i] else { return false }
-            i += 1
-        }
-        return true
     }
 }

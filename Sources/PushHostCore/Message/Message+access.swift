@@ -24,8 +24,7 @@ extension Message {
     /// `message_get`: the value at a dotted path, as text; NULL when absent
     /// or null, or when the handle names no message.
     static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
-        let bytes = UnsafeRawBufferPointer(start: path, count: strlen(path))
-        return handOut(handle) { message, arena in message.value(atPath: bytes, into: &arena) }
+        handOut(handle) { message, arena in message.value(atPath: path, into: &arena) }
     }
 
     /// `message_json`: the normalized message as compact JSON, built once
@@ -58,25 +57,31 @@ extension Message {
 
     /// The text at `path` (dotted: `data.title`, `notification.body`,
     /// `source.file`, `data.list.0`), or nil when there is none or it is null.
-    func value(atPath path: UnsafeRawBufferPointer, into arena: inout MessageArena) -> UnsafePointer<CChar>? {
+    func value(atPath path: UnsafePointer<CChar>, into arena: inout MessageArena) -> UnsafePointer<CChar>? {
         var segments = PathSegments(path)
         guard let first = segments.next() else { return nil }
-        if segments.isAtEnd, let field = field(first, &arena) { return field }
-        if first.equals("data") || first.equals("notification") {
-            let isData = first.equals("data")
-            let parts = isData ? layout.data : layout.notification
-            // A message always has data (maybe empty); a data-only one has no notification.
-            guard !parts.isEmpty else { return isData && segments.isAtEnd ? arena.copy("{}") : nil }
-            guard let key = segments.next() else {
-                arena.scratch.removeAll(keepingCapacity: true)
-                appendMerged(parts, to: &arena.scratch)
-                return arena.copyScratch()
+        let isData = first.equals("data")
+        if isData || first.equals("notification") {
+            var found: JSONValue?
+            if isData && dataObject >= 0, let key = segments.next() {
+                // The common case: data is one object, taken whole.
+                found = value(dataObject).member(named: key)
+            } else {
+                let parts = isData ? layout.data : layout.notification
+                // A message always has data (maybe empty); a data-only one has no notification.
+                guard !parts.isEmpty else { return isData && segments.isAtEnd ? arena.copy("{}") : nil }
+                guard let key = segments.next() else {
+                    arena.scratch.removeAll(keepingCapacity: true)
+                    appendMerged(parts, to: &arena.scratch)
+                    return arena.copyScratch()
+                }
+                found = Self.lookup(parts, key: key, in: root)
             }
-            var found = Self.lookup(parts, key: key, in: root)
             while let segment = segments.next() { found = found?.child(segment) }
             guard let found, found.kind != .null else { return nil }
             return hand(found, &arena)
         }
+        if segments.isAtEnd, let field = field(first, &arena) { return field }
         if first.equals("source") {
             arena.scratch.removeAll(keepingCapacity: true)
             guard let key = segments.next() else {
@@ -91,22 +96,28 @@ extension Message {
 
     /// A top-level field of one segment (`id`, `target`, `format`,
     /// `priority`, `content_available`, `topic`, `collapse_key`), or nil.
+    @inline(__always)
     private func field(_ name: UnsafeRawBufferPointer, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
-        if name.equals("priority") { return arena.copy(layout.priority.rawValue) }
-        if name.equals("id") { return handID(&arena) }
-        if name.equals("target") { return target >= 0 ? hand(value(target), &arena) : nil }
-        if name.equals("format") { return arena.copy(layout.format.rawValue) }
-        if name.equals("content_available") { return arena.copy(layout.contentAvailable ? "true" : "false") }
-        if name.equals("collapse_key") { return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil }
-        if name.equals("topic") {
-            guard layout.topic >= 0 else { return nil }
-            guard layout.topicHasPrefix else { return hand(value(layout.topic), &arena) }
-            arena.scratch.removeAll(keepingCapacity: true)
-            value(layout.topic).appendUnescaped(to: &arena.scratch)
-            arena.scratch.removeFirst(min(arena.scratch.count, "/topics/".utf8.count))
-            return arena.copyScratch()
+        switch name.count {
+        case 8 where name.equals("priority"): return arena.copy(layout.priority.word)
+        case 2 where name.equals("id"): return handID(&arena)
+        case 6 where name.equals("target"): return target >= 0 ? hand(value(target), &arena) : nil
+        case 6 where name.equals("format"): return arena.copy(layout.format.word)
+        case 17 where name.equals("content_available"): return arena.copy(layout.contentAvailable ? "true" : "false")
+        case 12 where name.equals("collapse_key"): return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil
+        case 5 where name.equals("topic"): return handTopic(&arena)
+        default: return nil
         }
-        return nil
+    }
+
+    /// The topic, less the `/topics/` a GCM `to` starts with.
+    private func handTopic(_ arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        guard layout.topic >= 0 else { return nil }
+        guard layout.topicHasPrefix else { return hand(value(layout.topic), &arena) }
+        arena.scratch.removeAll(keepingCapacity: true)
+        value(layout.topic).appendUnescaped(to: &arena.scratch)
+        arena.scratch.removeFirst(min(arena.scratch.count, "/topics/".utf8.count))
+        return arena.copyScratch()
     }
 
     /// The id: the payload's own, or the one the host made.
@@ -119,6 +130,7 @@ extension Message {
 
     /// A value's text: a string unescaped, a number or literal as it is, an
     /// object or array as compact JSON.
+    @inline(__always)
     func hand(_ value: JSONValue, _ arena: inout MessageArena) -> UnsafePointer<CChar> {
         if !value.kind.isContainer && !value.isEscaped { return arena.copy(value.rawBytes) }
         arena.scratch.removeAll(keepingCapacity: true)
@@ -127,26 +139,29 @@ extension Message {
     }
 }
 
-/// The segments of a dotted path, as views into its bytes: `a.b` gives `a`
-/// and `b`, `a.` gives `a` and an empty one.
+/// The segments of a dotted C string path, as views into its bytes: `a.b`
+/// gives `a` and `b`, `a.` gives `a` and an empty one.
 struct PathSegments {
-    private var rest: UnsafeRawBufferPointer?
+    /// Where the next segment starts; nil once every segment was taken.
+    private var rest: UnsafePointer<UInt8>?
 
-    init(_ path: UnsafeRawBufferPointer) {
-        rest = path
+    init(_ path: UnsafePointer<CChar>) {
+        rest = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
     }
 
     /// Whether every segment was taken.
     var isAtEnd: Bool { rest == nil }
 
+    @inline(__always)
     mutating func next() -> UnsafeRawBufferPointer? {
-        guard let bytes = rest else { return nil }
-        guard let base = bytes.baseAddress, let dot = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else {
-            rest = nil
-            return bytes
+        guard let start = rest else { return nil }
+        var length = 0
+        var byte = start[0]
+        while byte != 0 && byte != UInt8(ascii: ".") {
+            length &+= 1
+            byte = start[length]
         }
-        let length = base.distance(to: UnsafeRawPointer(dot))
-        rest = UnsafeRawBufferPointer(start: dot + 1, count: bytes.count - length - 1)
-        return UnsafeRawBufferPointer(start: base, count: length)
+        rest = byte == 0 ? nil : start + length + 1
+        return UnsafeRawBufferPointer(start: start, count: length)
     }
 }

@@ -27,6 +27,8 @@ import Synchronization
 package final class Message: @unchecked Sendable {
     private(set) var source = RecordSource.stdin(line: 0)
     private(set) var layout = MessageLayout()
+    /// The tape index of `data` when it is one whole object (no merge), or -1.
+    private(set) var dataObject: Int32 = -1
     /// The tape index of the target, or -1.
     private(set) var target: Int32 = -1
     private var input: UnsafePointer<UInt8>?
@@ -63,6 +65,7 @@ package final class Message: @unchecked Sendable {
         tapeCount = document.tape.count
         let layout = MessageLayout(root: document.root, members: members, platform: platform)
         self.layout = layout
+        dataObject = layout.data.singleObject
         target = -1
         if let value = Self.lookup(layout.data, key: targetKey, in: document.root), value.kind == .string || value.kind == .number {
             target = value.tapeIndex
@@ -143,18 +146,21 @@ package final class Message: @unchecked Sendable {
     /// plugin threads share, with the arena where the C string it returns
     /// lives until `reset()`; nil when the handle names no message (any
     /// more), without touching memory the host no longer uses.
+    @inline(__always)
     static func handOut(
         _ opaque: OpaquePointer, _ body: (Message, inout MessageArena) -> UnsafePointer<CChar>?
     ) -> UnsafePointer<CChar>? {
         guard let slot = MessageHandles.shared.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits > MessageHandles.expired, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
-        // Never freed (see the type), so locking it is safe even if it moved on.
-        let message = Unmanaged<Message>.fromOpaque(object).takeUnretainedValue()
-        return message.strings.withLock { handed in
-            guard message.handle == slot else { return nil }
-            message.handedOutAny.store(true, ordering: .releasing)
-            return body(message, &handed)
+        // Never freed (see the type), so locking it is safe even if it moved
+        // on; and never released meanwhile, so no reference count is taken.
+        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
+            message.strings.withLock { handed in
+                guard message.handle == slot else { return nil }
+                if !message.handedOutAny.load(ordering: .relaxed) { message.handedOutAny.store(true, ordering: .releasing) }
+                return body(message, &handed)
+            }
         }
     }
 

@@ -12,6 +12,10 @@ struct MessageArena: @unchecked Sendable {
     /// The chunk being filled, and how much of it is.
     private var chunk = 0
     private var used = 0
+    /// Where the chunk being filled is free, and how many bytes are: the
+    /// fast path of `reserve`.
+    private var cursor: UnsafeMutableRawPointer?
+    private var room = 0
     /// Where a value is built when it is not a copy of its input bytes (an
     /// unescaped string, compact JSON, a number's digits); reused.
     var scratch: [UInt8] = []
@@ -23,6 +27,7 @@ struct MessageArena: @unchecked Sendable {
     static let keptChunks = 4
 
     /// A NUL-terminated copy of `bytes`, valid until `reset()`.
+    @inline(__always)
     mutating func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafePointer<CChar> {
         let place = reserve(bytes.count + 1)
         if let base = bytes.baseAddress, bytes.count > 0 { place.copyMemory(from: base, byteCount: bytes.count) }
@@ -35,12 +40,6 @@ struct MessageArena: @unchecked Sendable {
         copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// A NUL-terminated copy of `text`'s UTF-8.
-    mutating func copy(_ text: String) -> UnsafePointer<CChar> {
-        var text = text
-        return text.withUTF8 { copy(UnsafeRawBufferPointer($0)) }
-    }
-
     /// `copy` of `scratch`.
     mutating func copyScratch() -> UnsafePointer<CChar> {
         let bytes = scratch
@@ -49,24 +48,50 @@ struct MessageArena: @unchecked Sendable {
 
     /// `count` bytes in the chunk being filled, else in the next one that
     /// has room, else in a new one.
+    @inline(__always)
     private mutating func reserve(_ count: Int) -> UnsafeMutableRawPointer {
+        guard room >= count, let place = cursor else { return reserveInNextChunk(count) }
+        cursor = place + count
+        room -= count
+        return place
+    }
+
+    /// `reserve`, when the chunk being filled has no room: the next chunk
+    /// that has, else a new one.
+    private mutating func reserveInNextChunk(_ count: Int) -> UnsafeMutableRawPointer {
+        used = (chunks.isEmpty ? 0 : chunks[chunk].count) - room
         while chunk < chunks.count {
-            if chunks[chunk].count - used >= count {
-                defer { used += count }
-                return chunks[chunk].baseAddress! + used
-            }
+            if chunks[chunk].count - used >= count { return take(count) }
             chunk += 1
             used = 0
         }
-        let fresh = UnsafeMutableRawBufferPointer.allocate(byteCount: max(Self.chunkSize, count), alignment: 1)
-        chunks.append(fresh)
+        chunks.append(UnsafeMutableRawBufferPointer.allocate(byteCount: max(Self.chunkSize, count), alignment: 1))
         chunk = chunks.count - 1
-        used = count
-        return fresh.baseAddress!
+        used = 0
+        return take(count)
+    }
+
+    /// `count` bytes at `used` in the chunk `chunk`, which has room for them.
+    private mutating func take(_ count: Int) -> UnsafeMutableRawPointer {
+        let place = chunks[chunk].baseAddress! + used
+        used += count
+        cursor = place + count
+        room = chunks[chunk].count - used
+        return place
     }
 
     /// Forgets every string handed out, keeping the first few chunks for the next message.
     mutating func reset() {
+        defer {
+            chunk = 0
+            used = 0
+            cursor = chunks.first?.baseAddress
+            room = chunks.first?.count ?? 0
+            json = nil
+            if scratch.capacity > 1 << 16 { scratch = [] } else if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        }
+        // The common case: one chunk of the usual size, kept as it is.
+        if chunks.count <= 1 && chunks.first.map({ $0.count == Self.chunkSize }) ?? true { return }
         var kept = 0
         chunks.removeAll { chunk in
             if chunk.count == Self.chunkSize && kept < Self.keptChunks {
@@ -76,10 +101,6 @@ struct MessageArena: @unchecked Sendable {
             chunk.deallocate()
             return true
         }
-        chunk = 0
-        used = 0
-        json = nil
-        if scratch.capacity > 1 << 16 { scratch = [] } else { scratch.removeAll(keepingCapacity: true) }
     }
 
     /// Frees every chunk.
@@ -88,6 +109,8 @@ struct MessageArena: @unchecked Sendable {
         chunks.removeAll()
         chunk = 0
         used = 0
+        cursor = nil
+        room = 0
         json = nil
     }
 }

@@ -109,6 +109,7 @@ final class MessageHandles: @unchecked Sendable {
     }
 
     /// The slot at `address`, when it is one: inside the region and aligned.
+    @inline(__always)
     func slot(at address: UInt) -> Slot? {
         index(of: address).map { base + $0 }
     }
@@ -121,6 +122,7 @@ final class MessageHandles: @unchecked Sendable {
     }
 
     /// The index of the slot at `address`, or nil when it is no slot.
+    @inline(__always)
     private func index(of address: UInt) -> Int? {
         let offset = address &- UInt(bitPattern: base)
         guard offset < UInt(count * MemoryLayout<UInt>.stride), offset % UInt(MemoryLayout<UInt>.stride) == 0 else { return nil }

@@ -71,6 +71,13 @@ extension MessageLayout {
             storage[endIndex] = part
             endIndex += 1
         }
+
+        /// The tape index of the one object these parts are, whole; -1 when
+        /// they are several, a single member, or an object less its `aps`.
+        var singleObject: Int32 {
+            guard endIndex == 1, case .object(let index, false) = storage[0] else { return -1 }
+            return index
+        }
     }
 }
 
@@ -80,9 +87,27 @@ enum MessageFormat: String {
     case fcmV1 = "fcm-v1"
     case apns
     case bare
+
+    /// `rawValue`, for handing out without a `String`.
+    var word: StaticString {
+        switch self {
+        case .gcm: "gcm"
+        case .fcmV1: "fcm-v1"
+        case .apns: "apns"
+        case .bare: "bare"
+        }
+    }
 }
 
 enum Priority: String {
     case high
     case normal
+
+    /// `rawValue`, for handing out without a `String`.
+    var word: StaticString {
+        switch self {
+        case .high: "high"
+        case .normal: "normal"
+        }
+    }
 }

@@ -24,8 +24,7 @@ func normalize(
         var arena = MessageArena()
         defer { arena.free() }
         let values = paths.map { path in
-            var path = path
-            return path.withUTF8 { message.value(atPath: UnsafeRawBufferPointer($0), into: &arena) }.map { String(cString: $0) }
+            path.withCString { message.value(atPath: $0, into: &arena) }.map { String(cString: $0) }
         }
         return (json, values)
     }
