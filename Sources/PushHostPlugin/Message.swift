@@ -2,8 +2,9 @@
 ///
 /// ```swift
 /// func onData(_ message: Message) async throws -> Verdict {
-///     guard message.target == "orders", let title = message.data["title"] else { return .continue }
-///     return message.value(at: "data.silent") == "true" ? .suppress : .continue
+///     guard message.target == "orders" else { return .continue }
+///     context.log("order \(message.value(at: "data.order.id") ?? "?"): \(message.title ?? "")")
+///     return message.data["silent"] == "true" ? .suppress : .continue
 /// }
 /// ```
 ///
