@@ -10,36 +10,43 @@ import Synchronization
 /// ends. `state` decides, by one compare-and-exchange on each side, which
 /// of the two reports the verdict, even when the task ends on another
 /// thread just as `on_data` returns.
-final class DataCall: @unchecked Sendable {
+final class DataCall: Sendable {
     /// `state` while the handler runs and `on_data` has not returned.
     private static let running: UInt8 = 0xFF
     /// `state` once `on_data` returned `PH_PENDING`: the task must `complete`.
     private static let pending: UInt8 = 0xFE
 
-    private let host: UnsafePointer<ph_host>
-    private let handle: OpaquePointer
+    private let plugin: any DataPlugin
+    private let context: PluginContext
+    private let handle: Handle
     /// `running`, `pending`, or the verdict (its raw value) the handler gave
     /// before `on_data` returned.
     private let state = Atomic<UInt8>(running)
-    /// What the handler's message reads; used by the handler's task only.
-    private var storage: MessageStorage
 
-    /// A call of a data handler for the host's message `handle`.
-    init(host: UnsafePointer<ph_host>, handle: OpaquePointer) {
-        self.host = host
-        self.handle = handle
-        storage = MessageStorage(host: host, handle: handle)
+    /// A call of `plugin`'s data handler for the host's message `handle`.
+    init(_ plugin: any DataPlugin, context: PluginContext, handle: OpaquePointer) {
+        self.plugin = plugin
+        self.context = context
+        self.handle = Handle(raw: handle)
     }
 
-    /// Runs `plugin`'s handler, ends the loan of the message, and reports
-    /// the verdict: a returned verdict as it is, a thrown error as failed
-    /// (logged through `context`).
-    func run(_ plugin: any DataPlugin, context: PluginContext) async {
-        let verdict = await verdict(of: plugin, context: context)
+    /// Runs the handler, ends the loan of the message, and reports the
+    /// verdict: a returned verdict as it is, a thrown error as failed
+    /// (logged). The handler's `Message` is gone by `endBorrow`, which so
+    /// sees only the copies the plugin kept.
+    nonisolated(nonsending) func run() async {
+        var storage = MessageStorage(host: context.host, handle: handle.raw)
+        let verdict: ph_verdict
+        do {
+            verdict = try await plugin.onData(Message(storage: storage)) == .continue ? PH_CONTINUE : PH_SUPPRESS
+        } catch {
+            context.log("message \(Message(storage: storage).id) failed: \(error)", level: .error)
+            verdict = PH_FAILED
+        }
         MessageStorage.endBorrow(&storage)
         let (exchanged, _) = state.compareExchange(
             expected: Self.running, desired: UInt8(verdict.rawValue), ordering: .acquiringAndReleasing)
-        if !exchanged { host.pointee.complete(host, handle, verdict) }
+        if !exchanged { context.host.pointee.complete(context.host, handle.raw, verdict) }
     }
 
     /// What `on_data` returns once `Task.immediate` did: the verdict when
@@ -50,15 +57,9 @@ final class DataCall: @unchecked Sendable {
         return exchanged ? PH_PENDING : ph_verdict(rawValue: UInt32(verdict))
     }
 
-    /// The handler's verdict for the message. Its `Message` goes when this
-    /// returns, so that `endBorrow` sees only the copies the plugin kept.
-    private func verdict(of plugin: any DataPlugin, context: PluginContext) async -> ph_verdict {
-        let message = Message(storage: storage)
-        do {
-            return try await plugin.onData(message) == .continue ? PH_CONTINUE : PH_SUPPRESS
-        } catch {
-            context.log("message \(message.id) failed: \(error)", level: .error)
-            return PH_FAILED
-        }
+    /// The host's message handle; the host's accessors and `complete` take
+    /// it from any thread.
+    private struct Handle: @unchecked Sendable {
+        let raw: OpaquePointer
     }
 }

@@ -23,19 +23,18 @@ extension Message {
         /// The member `key` as text (strings as they are, other values as
         /// their JSON text), or nil when absent or null.
         public subscript(key: String) -> String? {
-            // The host reads a dot as a step into a nested value: such a key
-            // is looked up among the members instead.
-            if key.utf8.contains(UInt8(ascii: ".")) {
-                return members.first { $0.key == key }?.value
-            }
-            var key = key
-            return key.withUTF8 { key in
+            var text = key
+            return text.withUTF8 { bytes in
+                // The host reads a dot as a step into a nested value: such a
+                // key is looked up among the members instead.
+                if bytes.contains(UInt8(ascii: ".")) { return members.first { $0.key == key }?.value }
+                // "NAME.KEY", NUL-ended, on the stack.
                 let prefix = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-                let length = prefix.count + 1 + key.count
+                let length = prefix.count + 1 + bytes.count
                 return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + 1) { path in
                     _ = path.initialize(fromContentsOf: prefix)
                     path[prefix.count] = UInt8(ascii: ".")
-                    _ = UnsafeMutableBufferPointer(rebasing: path[(prefix.count + 1)...]).initialize(fromContentsOf: key)
+                    _ = UnsafeMutableBufferPointer(rebasing: path[(prefix.count + 1)...]).initialize(fromContentsOf: bytes)
                     path[length] = 0
                     return path.withMemoryRebound(to: CChar.self) { storage.value(at: $0.baseAddress!) }
                 }
@@ -51,6 +50,7 @@ extension Message {
         /// Whether the object has no member (or, for `notification`, is absent).
         public var isEmpty: Bool { members.isEmpty }
 
+        /// Every member, in the message's order (read at once).
         public func makeIterator() -> IndexingIterator<[(key: String, value: String)]> {
             members.makeIterator()
         }

@@ -74,10 +74,12 @@ public struct Message: Sendable, Hashable {
         path.withCString { storage.value(at: $0) }
     }
 
+    /// Whether both are the same message: the same storage, or equal `json`.
     public static func == (lhs: Message, rhs: Message) -> Bool {
         lhs.storage === rhs.storage || lhs.json == rhs.json
     }
 
+    /// Hashes `json`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(json)
     }

@@ -51,12 +51,13 @@ final class PluginBox: @unchecked Sendable {
     /// `complete` when it does (see `DataCall`).
     func onData(_ message: OpaquePointer) -> ph_verdict {
         guard let data else { return PH_CONTINUE }
-        let call = DataCall(host: context.host, handle: message)
-        let context = context
-        Task.immediate { await call.run(data, context: context) }
+        let call = DataCall(data, context: context, handle: message)
+        Task.immediate { await call.run() }
         return call.returned()
     }
 
+    /// `on_background`, `on_target`, `on_mismatch`: the UI handler, with the
+    /// message lent for the call.
     func onBackground(_ message: OpaquePointer) {
         guard let background else { return }
         lend(message) { background.onBackground($0) }
