@@ -2,14 +2,15 @@ extension Message {
     /// One object of a message, `data` or `notification`, read by key.
     ///
     /// ```swift
-    /// let title = message.data["title"]                          // one value, from the host
-    /// for (key, value) in message.data { print(key, value) }     // every member
-    /// let all = Dictionary(uniqueKeysWithValues: message.data)   // [String: String]
+    /// let title = message.data["title"]                        // one value, from the host
+    /// for (key, value) in message.data { print(key, value) }   // every member, in order
+    /// let all = message.data.dictionary                        // [String: String]
     /// ```
     ///
     /// Reading one key asks the host for that value only. Iterating, `keys`,
-    /// `count` and `isEmpty` read the whole object at once, each time: keep
-    /// the result when you need it more than once.
+    /// `count`, `isEmpty` and `dictionary` read the whole object at once,
+    /// each time: keep the result when you need it more than once. Members
+    /// that are null are left out, as the subscript gives nil for them.
     public struct Fields: Sendable, Sequence {
         private let storage: MessageStorage
         /// `data` or `notification`, the object's path in the message.
@@ -49,6 +50,11 @@ extension Message {
 
         /// Whether the object has no member (or, for `notification`, is absent).
         public var isEmpty: Bool { members.isEmpty }
+
+        /// Every member, as a dictionary.
+        public var dictionary: [String: String] {
+            Dictionary(members, uniquingKeysWith: { _, last in last })
+        }
 
         /// Every member, in the message's order (read at once).
         public func makeIterator() -> IndexingIterator<[(key: String, value: String)]> {

@@ -312,12 +312,14 @@ struct PluginPackage: Sendable {
             /// id, target, priority, title, body, data[KEY] for each of the
             /// keys setting, value(at: PATH) for each of the paths setting, the
             /// data members, the notification members (KEY=VALUE, joined by
-            /// `,`), json; `-` for nil.
+            /// `,`), `COUNT/DICTIONARY-COUNT/NOTIFICATION-IS-EMPTY` of data, json;
+            /// `-` for nil.
             private func fields(of message: Message) -> [String] {
                 [message.id, message.target ?? "-", message.priority ?? "-", message.title ?? "-", message.body ?? "-"]
                     + keys.map { message.data[$0] ?? "-" }
                     + paths.map { message.value(at: $0) ?? "-" }
                     + [message.data, message.notification].map { $0.map { "\\($0.key)=\\($0.value)" }.joined(separator: ",") }
+                    + ["\\(message.data.count)/\\(message.data.dictionary.count)/\\(message.notification.isEmpty)"]
                     + [message.json]
             }
         }
