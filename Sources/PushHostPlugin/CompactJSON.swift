@@ -1,28 +1,83 @@
-/// Reads the members of the compact, valid JSON objects the host hands out
-/// (`message_get(m, "data")`), without Foundation.
+/// Reads the compact, valid JSON the host hands out (`message_json`, and
+/// the objects of `message_get`), without Foundation: one value by dotted
+/// path, or an object's members, as text the way `message_get` gives it.
 enum CompactJSON {
-    /// Each member's key and value as text: strings unescaped, any other
-    /// value as its JSON text.
-    static func members(of text: [UInt8]) -> [String: String] {
-        var members: [String: String] = [:]
-        var at = 0
-        guard text.first == UInt8(ascii: "{") else { return members }
-        at += 1
-        while at < text.count, text[at] != UInt8(ascii: "}") {
-            let key = string(text, &at)
-            at += 1  // ':'
-            let start = at
-            skipValue(text, &at)
-            members[key] = text[start] == UInt8(ascii: "\"")
-                ? { var position = start; return string(text, &position) }()
-                : String(decoding: text[start..<at], as: UTF8.self)
-            if at < text.count, text[at] == UInt8(ascii: ",") { at += 1 }
+    /// The value at the dotted `path` in `json` (object members by key,
+    /// array elements by position): a string unescaped, JSON null as nil,
+    /// any other value as its JSON text.
+    static func value(at path: UnsafeRawBufferPointer, in json: String) -> String? {
+        var json = json
+        return json.withUTF8 { text in
+            var at = 0
+            for segment in path.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+                guard let child = child(text, at, segment) else { return nil }
+                at = child
+            }
+            return value(text, &at)
         }
-        return members
+    }
+
+    /// The members of the object `json` in order, each value as `value(at:in:)`
+    /// gives it; members that are null are left out.
+    static func members(of json: String) -> [(key: String, value: String)] {
+        var json = json
+        return json.withUTF8 { text in
+            var members: [(key: String, value: String)] = []
+            guard text.first == UInt8(ascii: "{") else { return members }
+            var at = 1
+            while at < text.count, text[at] != UInt8(ascii: "}") {
+                let key = String(decoding: string(text, &at), as: UTF8.self)
+                at += 1  // ':'
+                if let value = value(text, &at) { members.append((key, value)) }
+                if at < text.count, text[at] == UInt8(ascii: ",") { at += 1 }
+            }
+            return members
+        }
+    }
+
+    /// Where the member `segment` of the object at `at` starts, or the
+    /// element at position `segment` of the array at `at`; nil when there
+    /// is none, or the value at `at` is neither.
+    private static func child(_ text: UnsafeBufferPointer<UInt8>, _ at: Int, _ segment: Slice<UnsafeRawBufferPointer>) -> Int? {
+        guard at < text.count else { return nil }
+        var at = at
+        switch text[at] {
+        case UInt8(ascii: "{"):
+            at += 1
+            while at < text.count, text[at] != UInt8(ascii: "}") {
+                let matches = string(text, &at).elementsEqual(segment)
+                at += 1  // ':'
+                if matches { return at }
+                skipValue(text, &at)
+                if at < text.count, text[at] == UInt8(ascii: ",") { at += 1 }
+            }
+        case UInt8(ascii: "["):
+            guard let position = Int(String(decoding: segment, as: UTF8.self)), position >= 0 else { return nil }
+            at += 1
+            var index = 0
+            while at < text.count, text[at] != UInt8(ascii: "]") {
+                if index == position { return at }
+                skipValue(text, &at)
+                if at < text.count, text[at] == UInt8(ascii: ",") { at += 1 }
+                index += 1
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The value at `at` as text (nil for null); `at` moves past it.
+    private static func value(_ text: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> String? {
+        guard at < text.count else { return nil }
+        let start = at
+        if text[start] == UInt8(ascii: "\"") { return String(decoding: string(text, &at), as: UTF8.self) }
+        skipValue(text, &at)
+        return text[start] == UInt8(ascii: "n") ? nil : String(decoding: UnsafeBufferPointer(rebasing: text[start..<at]), as: UTF8.self)
     }
 
     /// The string starting at the quote at `at`, unescaped; `at` moves past it.
-    private static func string(_ text: [UInt8], _ at: inout Int) -> String {
+    private static func string(_ text: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> [UInt8] {
         var bytes: [UInt8] = []
         at += 1
         while at < text.count, text[at] != UInt8(ascii: "\"") {
@@ -43,29 +98,29 @@ enum CompactJSON {
                 var scalar = hex(text, &at)
                 if scalar >= 0xD800 && scalar < 0xDC00, at + 1 < text.count, text[at] == UInt8(ascii: "\\") {
                     at += 2
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(text, &at) - 0xDC00)
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(text, &at) &- 0xDC00)
                 }
-                bytes += Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
+                bytes += String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8
             default: bytes.append(escaped)
             }
         }
         at += 1
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// The four hex digits at `at`; `at` moves past them.
-    private static func hex(_ text: [UInt8], _ at: inout Int) -> UInt32 {
+    private static func hex(_ text: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 where at < text.count {
             let digit = text[at]
-            value = value << 4 | UInt32(digit <= UInt8(ascii: "9") ? digit - 48 : (digit | 0x20) - 87)
+            value = value << 4 | UInt32(digit <= UInt8(ascii: "9") ? digit &- 48 : (digit | 0x20) &- 87)
             at += 1
         }
         return value
     }
 
     /// Moves `at` past the value that starts there.
-    private static func skipValue(_ text: [UInt8], _ at: inout Int) {
+    private static func skipValue(_ text: UnsafeBufferPointer<UInt8>, _ at: inout Int) {
         var depth = 0
         var inString = false
         while at < text.count {

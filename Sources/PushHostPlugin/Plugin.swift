@@ -47,9 +47,15 @@ extension Plugin {
 ///
 /// Returning a verdict completes the data stage for this plugin; throwing
 /// fails it (the message gets no UI stage and is reported `failed`, with the
-/// error's description in the log). The host does not wait on the call: it
-/// goes on with other messages while this one is under way, and still
-/// calls UI handlers in the order messages arrived.
+/// error's description in the log).
+///
+/// The handler starts on the host's thread, at once. One that returns or
+/// throws without suspending gives its verdict right there, as a C plugin
+/// returning from `on_data` would: no task hop, nothing waits. One that
+/// suspends (an `await` that really waits) lets the host go on with other
+/// messages while it is under way; the host still calls UI handlers in the
+/// order messages arrived. Either way, keep the work before the first
+/// `await` short: until then the host waits for it.
 public protocol DataPlugin: Plugin {
     func onData(_ message: Message) async throws -> Verdict
 }

@@ -46,49 +46,41 @@ final class PluginBox: @unchecked Sendable {
         box.plugin.shutdown()
     }
 
-    /// Copies the message, gives `PH_PENDING`, and completes it when the
-    /// async handler returns (its verdict) or throws (failed, logged).
+    /// Runs the async data handler at once (`Task.immediate`): its verdict
+    /// when it gives one without suspending, else `PH_PENDING` and one
+    /// `complete` when it does (see `DataCall`).
     func onData(_ message: OpaquePointer) -> ph_verdict {
         guard let data else { return PH_CONTINUE }
-        let copy = Message(copying: message, from: context.host)
-        let pending = PendingMessage(host: context.host, message: message)
-        let context = context
-        Task.detached {
-            let verdict: ph_verdict
-            do {
-                verdict = try await data.onData(copy) == .continue ? PH_CONTINUE : PH_SUPPRESS
-            } catch {
-                context.log("message \(copy.id) failed: \(error)", level: .error)
-                verdict = PH_FAILED
-            }
-            pending.complete(verdict)
-        }
-        return PH_PENDING
+        let call = DataCall(data, context: context, handle: message)
+        Task.immediate { await call.run() }
+        return call.returned()
     }
 
+    /// `on_background`, `on_target`, `on_mismatch`: the UI handler, with the
+    /// message lent for the call.
     func onBackground(_ message: OpaquePointer) {
-        background?.onBackground(Message(copying: message, from: context.host))
+        guard let background else { return }
+        lend(message) { background.onBackground($0) }
     }
 
     func onTarget(_ message: OpaquePointer) {
-        screen?.onTarget(Message(copying: message, from: context.host))
+        guard let screen else { return }
+        lend(message) { screen.onTarget($0) }
     }
 
     func onMismatch(_ message: OpaquePointer) {
-        screen?.onMismatch(Message(copying: message, from: context.host))
+        guard let screen else { return }
+        lend(message) { screen.onMismatch($0) }
+    }
+
+    /// Calls the UI handler `body` with the host's message, lent until it returns.
+    private func lend(_ message: OpaquePointer, to body: (Message) -> Void) {
+        var storage = MessageStorage(host: context.host, handle: message)
+        body(Message(storage: storage))
+        MessageStorage.endBorrow(&storage)
     }
 
     func onToken(_ token: UnsafePointer<CChar>, previous: UnsafePointer<CChar>?) {
         self.token?.onToken(String(cString: token), previous: previous.map { String(cString: $0) })
-    }
-}
-
-/// A message the host lends until `complete`, which this calls exactly once.
-private struct PendingMessage: @unchecked Sendable {
-    let host: UnsafePointer<ph_host>
-    let message: OpaquePointer
-
-    func complete(_ verdict: ph_verdict) {
-        host.pointee.complete(host, message, verdict)
     }
 }

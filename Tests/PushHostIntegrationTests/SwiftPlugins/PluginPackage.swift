@@ -20,6 +20,18 @@ import Testing
 ///   context's `currentToken` during the call (`-` for nil).
 /// - `grumpy` (background): its init throws `grumpy will not start: REASON`
 ///   (REASON from the `reason` setting, default `no coffee`).
+/// - `quick` (data): waits `data.sleep_ms` when given, then gives the
+///   verdict `data.verdict` (continue, the default, suppress, or throw,
+///   which throws `refused ID`), writing `VERDICT ID THREAD` first: THREAD
+///   is `host-thread` when the handler runs on the thread that made the
+///   plugin (the host's), else `other-thread`.
+/// - `keeper` (data, background): writes `EVENT FIELDS...` (see
+///   `keeperFields`) for each message it gets, `data` and `background`, and
+///   `copy` for `Message(json: message.json)`; keeps every message, and
+///   writes the fields again once the handler is over: `data-later` from a
+///   detached task 20 ms after its data handler (which first waits
+///   `data.sleep_ms` when given) continued, `background-later` at shutdown,
+///   followed by `equal` when the kept message equals the copy.
 struct PluginPackage: Sendable {
     /// The package folder.
     let root: String
@@ -50,6 +62,7 @@ struct PluginPackage: Sendable {
     /// The plugins: product name, target name, source.
     static let plugins: [(name: String, target: String, source: String)] = [
         ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
+        ("quick", "Quick", quick), ("keeper", "Keeper", keeper),
     ]
 
     static let manifest = """
@@ -204,6 +217,121 @@ struct PluginPackage: Sendable {
 
         """
 
+    static let quick = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Gives the verdict data.verdict, at once or after data.sleep_ms.
+        final class Quick: DataPlugin {
+            static let name = "quick"
+            static let version = "0.1.0"
+            static let summary = "Gives data.verdict at once, or after data.sleep_ms."
+
+            private let log: LineFile?
+            private let hostThread = pthread_self()
+
+            init(context: PluginContext) throws {
+                log = context.setting("log").map(LineFile.init(path:))
+            }
+
+            func onData(_ message: Message) async throws -> Verdict {
+                if let sleep = message.data["sleep_ms"].flatMap({ Int($0) }) {
+                    try await Task.sleep(for: .milliseconds(sleep))
+                }
+                let verdict = message.data["verdict"] ?? "continue"
+                log?.append(verdict, message.id, pthread_equal(pthread_self(), hostThread) != 0 ? "host-thread" : "other-thread")
+                switch verdict {
+                case "suppress": return .suppress
+                case "throw": throw Refused(id: message.id)
+                default: return .continue
+                }
+            }
+        }
+
+        struct Refused: Error, CustomStringConvertible {
+            let id: String
+            var description: String { "refused \\(id)" }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Quick.self) }
+
+        """
+
+    static let keeper = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Writes what it reads of every message, then again once the handler is over.
+        final class Keeper: DataPlugin, BackgroundPlugin {
+            static let name = "keeper"
+            static let version = "0.1.0"
+            static let summary = "Reads messages during and after their handlers."
+
+            private let log: LineFile
+            private let keys: [String]
+            private let paths: [String]
+            private let kept = Mutex<[Message]>([])
+            private let later = DispatchGroup()
+
+            init(context: PluginContext) throws {
+                guard let path = context.setting("log") else { throw NoLog() }
+                log = LineFile(path: path)
+                keys = (context.setting("keys") ?? "").split(separator: ",").map(String.init)
+                paths = (context.setting("paths") ?? "").split(separator: ",").map(String.init)
+            }
+
+            func onData(_ message: Message) async throws -> Verdict {
+                if let sleep = message.data["sleep_ms"].flatMap({ Int($0) }) {
+                    try await Task.sleep(for: .milliseconds(sleep))
+                }
+                log.append(["data"] + fields(of: message))
+                later.enter()
+                Task.detached { [self] in
+                    try? await Task.sleep(for: .milliseconds(20))
+                    log.append(["data-later"] + fields(of: message))
+                    later.leave()
+                }
+                return .continue
+            }
+
+            func onBackground(_ message: Message) {
+                log.append(["background"] + fields(of: message))
+                log.append(["copy"] + fields(of: Message(json: message.json)))
+                kept.withLock { $0.append(message) }
+            }
+
+            func shutdown() {
+                later.wait()
+                for message in kept.withLock({ $0 }) {
+                    log.append(["background-later"] + fields(of: message) + [message == Message(json: message.json) ? "equal" : "different"])
+                }
+            }
+
+            /// id, target, priority, title, body, data[KEY] for each of the
+            /// keys setting, value(at: PATH) for each of the paths setting, the
+            /// data members, the notification members (KEY=VALUE, joined by
+            /// `,`), `COUNT/DICTIONARY-COUNT/NOTIFICATION-IS-EMPTY` of data, json;
+            /// `-` for nil.
+            private func fields(of message: Message) -> [String] {
+                [message.id, message.target ?? "-", message.priority ?? "-", message.title ?? "-", message.body ?? "-"]
+                    + keys.map { message.data[$0] ?? "-" }
+                    + paths.map { message.value(at: $0) ?? "-" }
+                    + [message.data, message.notification].map { $0.map { "\\($0.key)=\\($0.value)" }.joined(separator: ",") }
+                    + ["\\(message.data.count)/\\(message.data.dictionary.count)/\\(message.notification.isEmpty)"]
+                    + [message.json]
+            }
+        }
+
+        struct NoLog: Error, CustomStringConvertible {
+            var description: String { "the log setting is required" }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Keeper.self) }
+
+        """
+
     /// Each plugin's own copy of a small helper (a plugin is one module).
     static let lineFile = """
         /// Appends tab-separated lines to a file, one writer at a time.
@@ -213,7 +341,9 @@ struct PluginPackage: Sendable {
 
             init(path: String) { self.path = path }
 
-            func append(_ fields: String...) {
+            func append(_ fields: String...) { append(fields) }
+
+            func append(_ fields: [String]) {
                 let line = Data((fields.joined(separator: "\\t") + "\\n").utf8)
                 lock.withLock { _ in
                     guard FileManager.default.fileExists(atPath: path) || FileManager.default.createFile(atPath: path, contents: nil),
