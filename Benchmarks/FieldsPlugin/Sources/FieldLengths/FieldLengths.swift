@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushHostPlugin
+import Synchronization
+
+/// What a typical plugin reads of each message: its target, data.title,
+/// data.body and priority. Adds up their lengths in UTF-8 bytes, so that no
+/// read can be left out, and writes "messages N bytes B" to a file at the end.
+///
+/// The SDK's `Message` has no priority field, so it is found in
+/// `message.json`, where the host always writes it as a string
+/// (`"priority":"high"`), the way an author without a JSON parser at hand
+/// would find it.
+public final class FieldLengths: Sendable {
+    private let out: String?
+    private let messages = Atomic(0)
+    private let bytes = Atomic(0)
+
+    /// Writes to the file at `out`, when given.
+    public init(out: String?) {
+        self.out = out
+    }
+
+    public func add(_ message: Message) {
+        let length = (message.target?.utf8.count ?? 0) + (message.data["title"]?.utf8.count ?? 0)
+            + (message.data["body"]?.utf8.count ?? 0) + (Self.priority(of: message)?.count ?? 0)
+        messages.add(1, ordering: .relaxed)
+        bytes.add(length, ordering: .relaxed)
+    }
+
+    public func write() {
+        guard let out, let file = fopen(out, "w") else { return }
+        fputs("messages \(messages.load(ordering: .relaxed)) bytes \(bytes.load(ordering: .relaxed))\n", file)
+        fclose(file)
+    }
+
+    /// The UTF-8 bytes of `priority` in the message's normalized JSON.
+    private static func priority(of message: Message) -> Substring.UTF8View? {
+        let json = message.json.utf8
+        guard let key = json.firstRange(of: #""priority":""#.utf8) else { return nil }
+        let value = json[key.upperBound...]
+        return value[..<(value.firstIndex(of: UInt8(ascii: "\"")) ?? value.endIndex)]
+    }
+}
