@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// The SDK's `Message` has no priority field, so it is found in
 /// `message.json`, where the host always writes it as a string
-/// (`"priority":"high"`), the way an author without a JSON parser at hand
-/// would find it.
+/// (`"priority":"high"`), byte by byte: the way an author without a JSON
+/// parser at hand would find it, and cheap next to the SDK's copy.
 public final class FieldLengths: Sendable {
     private let out: String?
     private let messages = Atomic(0)
@@ -24,7 +24,7 @@ public final class FieldLengths: Sendable {
 
     public func add(_ message: Message) {
         let length = (message.target?.utf8.count ?? 0) + (message.data["title"]?.utf8.count ?? 0)
-            + (message.data["body"]?.utf8.count ?? 0) + (Self.priority(of: message)?.count ?? 0)
+            + (message.data["body"]?.utf8.count ?? 0) + Self.priorityLength(of: message)
         messages.add(1, ordering: .relaxed)
         bytes.add(length, ordering: .relaxed)
     }
@@ -35,11 +35,19 @@ public final class FieldLengths: Sendable {
         fclose(file)
     }
 
-    /// The UTF-8 bytes of `priority` in the message's normalized JSON.
-    private static func priority(of message: Message) -> Substring.UTF8View? {
-        let json = message.json.utf8
-        guard let key = json.firstRange(of: #""priority":""#.utf8) else { return nil }
-        let value = json[key.upperBound...]
-        return value[..<(value.firstIndex(of: UInt8(ascii: "\"")) ?? value.endIndex)]
+    private static let priorityKey = Array(#""priority":""#.utf8)
+
+    /// The length of `priority`'s value in the message's normalized JSON,
+    /// in bytes (0 when absent).
+    private static func priorityLength(of message: Message) -> Int {
+        var json = message.json
+        return json.withUTF8 { json in
+            guard let base = json.baseAddress, json.count >= priorityKey.count else { return 0 }
+            for start in 0...(json.count - priorityKey.count) where memcmp(base + start, priorityKey, priorityKey.count) == 0 {
+                let value = json[(start + priorityKey.count)...]
+                return (value.firstIndex(of: UInt8(ascii: "\"")) ?? value.endIndex) - value.startIndex
+            }
+            return 0
+        }
     }
 }
