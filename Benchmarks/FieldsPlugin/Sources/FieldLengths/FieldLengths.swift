@@ -22,6 +22,7 @@ public final class FieldLengths: Sendable {
         self.out = out
     }
 
+    /// Reads the four fields of `message` and adds their lengths.
     public func add(_ message: Message) {
         let length = (message.target?.utf8.count ?? 0) + (message.data["title"]?.utf8.count ?? 0)
             + (message.data["body"]?.utf8.count ?? 0) + Self.priorityLength(of: message)
@@ -29,6 +30,7 @@ public final class FieldLengths: Sendable {
         bytes.add(length, ordering: .relaxed)
     }
 
+    /// Writes "messages N bytes B" to `out`, when given.
     public func write() {
         guard let out, let file = fopen(out, "w") else { return }
         fputs("messages \(messages.load(ordering: .relaxed)) bytes \(bytes.load(ordering: .relaxed))\n", file)
