@@ -4,7 +4,8 @@ import Logging
 import PushHostCore
 
 /// Micro-benchmarks of the hot path, one message at a time, on the
-/// reference lines of `Benchmarks/generate`: time and mallocs per message.
+/// reference lines of `Benchmarks/generate`: time and mallocs per message;
+/// then `message_get` as a plugin calls it, time and mallocs per call.
 ///
 ///     PUSHHOST_BENCHMARKS=1 swift package benchmark --target HotPath
 let benchmarks: @Sendable () -> Void = {
@@ -40,6 +41,24 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Dispatch: one message from its bytes to a data plugin and a background plugin") { benchmark in
         for index in benchmark.scaledIterations {
             lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index))) }
+        }
+    }
+
+    // One message per run of the closure, and 1,000 calls on it: the strings
+    // the message hands out pile up until it ends, after the measurement.
+    let probe = try! Probe()
+    for (what, path) in [("a top-level key", "priority"), ("a nested key", "data.title"),
+                         ("a value with escapes", "data.body"), ("a missing key", "data.absent")] {
+        Benchmark("message_get: \(what) (\(path))") { benchmark in
+            path.withCString { path in
+                probe.during {
+                    benchmark.startMeasurement()
+                    for _ in benchmark.scaledIterations {
+                        blackHole(probe.get(path))
+                    }
+                    benchmark.stopMeasurement()
+                }
+            }
         }
     }
 }
@@ -92,19 +111,76 @@ final class ReferenceLines: @unchecked Sendable {
 /// A host with the no-op C plugins of `Benchmarks/noop.c`: a data plugin
 /// that gives the verdict continue and a background plugin, no report.
 enum NoopPlugins {
-    static func host() throws -> Host {
-        let folder = NSTemporaryDirectory() + "pushhost-hotpath-\(getpid())"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let paths = [("data", "DATA"), ("background", "BACKGROUND")].map { name, role in
-            let path = "\(folder)/noop-\(name).so"
-            run("/usr/bin/cc", ["-std=c11", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
-                                "-I", "\(ReferenceLines.root)/include", "-DROLE_\(role)", "-DNAME=\"noop-\(name)\"",
-                                "\(ReferenceLines.root)/Benchmarks/noop.c", "-o", path])
-            return path
+    static func host() throws -> PushHostCore.Host {
+        try BenchmarkPlugins.host([("data", "DATA"), ("background", "BACKGROUND")].map { name, role in
+            BenchmarkPlugins.compile("noop.c", as: "noop-\(name)", flags: ["-DROLE_\(role)", "-DNAME=\"noop-\(name)\""])
+        })
+    }
+}
+
+/// A host with the data plugin of `Benchmarks/probe.c` alone, which calls
+/// back into the benchmark from its `on_data`, so that the benchmark calls
+/// the host accessors through the plugin's own host table, as a plugin does.
+final class Probe: @unchecked Sendable {
+    typealias Body = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    typealias SetBody = @convention(c) (Body?, UnsafeMutableRawPointer?) -> Void
+    typealias Get = @convention(c) (UnsafePointer<CChar>) -> UnsafePointer<CChar>?
+
+    /// The message `during` hands the probe: the reference shape, with
+    /// escapes (a quote, a newline, a \u escape) in `data.body`.
+    static let record = Array(#"""
+        {"data":{"title":"printer jammed","body":"tray 2 says \"paper jam\"\nopen door B \u2014 then retry","rx_gcm_key_target":"issues","id":"7"},"to":"device-00c0ffee","priority":"high"}
+        """#.utf8)
+
+    /// `message_get(m, path)` for the message `during` is handling.
+    let get: Get
+    private let set: SetBody
+    private let intake: any Intake
+    /// Kept: the host owns what `intake` dispatches to.
+    private let host: PushHostCore.Host
+
+    init() throws {
+        let path = BenchmarkPlugins.compile("probe.c", as: "probe", flags: [])
+        host = try BenchmarkPlugins.host([path])
+        intake = host.intake
+        // The library the host loaded: dlopen finds it by its path.
+        let library = dlopen(path, RTLD_NOW | RTLD_NOLOAD)
+        set = unsafeBitCast(dlsym(library, "probe_set")!, to: SetBody.self)
+        get = unsafeBitCast(dlsym(library, "probe_get")!, to: Get.self)
+    }
+
+    /// Calls `body` from the probe's `on_data`, during the data stage of one
+    /// message made of `record`.
+    func during(_ body: () -> Void) {
+        withoutActuallyEscaping(body) { body in
+            var body = body
+            withUnsafeMutablePointer(to: &body) { pointer in
+                set({ $0!.assumingMemoryBound(to: (() -> Void).self).pointee() }, pointer)
+                Self.record.withUnsafeBytes { intake.take(Record(.text($0), source: .stdin(line: 1))) }
+                set(nil, nil)
+            }
         }
-        let tokens = try TokenStore(directory: folder + "/state")
+    }
+}
+
+/// Builds benchmark plugins from `Benchmarks/`, and hosts them.
+enum BenchmarkPlugins {
+    static let folder = NSTemporaryDirectory() + "pushhost-hotpath-\(getpid())"
+
+    /// Compiles `Benchmarks/<source>` with `flags` into `<name>.so`; returns its path.
+    static func compile(_ source: String, as name: String, flags: [String]) -> String {
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = "\(folder)/\(name).so"
+        run("/usr/bin/cc", ["-std=c11", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+                            "-I", "\(ReferenceLines.root)/include"] + flags + ["\(ReferenceLines.root)/Benchmarks/\(source)", "-o", path])
+        return path
+    }
+
+    /// A host with the plugins at `paths`, no report.
+    static func host(_ paths: [String]) throws -> PushHostCore.Host {
         let logger = Logger(label: "pushhost")
-        return try Host(
+        let tokens = try TokenStore(directory: folder + "/state", logger: logger)
+        return try PushHostCore.Host(
             catalog: PluginCatalog(paths: paths), spool: nil, overrides: [], skipBadPlugins: false, tokens: tokens, options: RunOptions(), logger: logger)
     }
 }
