@@ -7,8 +7,13 @@ extension JSONValue {
     /// A string unescaped; a number or literal as its text; an object or array as compact JSON.
     var textBytes: [UInt8] {
         var bytes: [UInt8] = []
-        if kind.isContainer { appendCompact(to: &bytes) } else { appendUnescaped(to: &bytes) }
+        appendText(to: &bytes)
         return bytes
+    }
+
+    /// Appends `textBytes`.
+    func appendText(to bytes: inout [UInt8]) {
+        if kind.isContainer { appendCompact(to: &bytes) } else { appendUnescaped(to: &bytes) }
     }
 
     /// `child` by the bytes of `segment`: a member's key, or an array index in decimal digits.

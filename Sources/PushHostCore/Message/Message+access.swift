@@ -115,8 +115,7 @@ extension Message {
         guard layout.topic >= 0 else { return nil }
         guard layout.topicHasPrefix else { return hand(value(layout.topic), &arena) }
         arena.scratch.removeAll(keepingCapacity: true)
-        value(layout.topic).appendUnescaped(to: &arena.scratch)
-        arena.scratch.removeFirst(min(arena.scratch.count, "/topics/".utf8.count))
+        appendTopic(to: &arena.scratch)
         return arena.copyScratch()
     }
 
@@ -134,7 +133,7 @@ extension Message {
     func hand(_ value: JSONValue, _ arena: inout MessageArena) -> UnsafePointer<CChar> {
         if !value.kind.isContainer && !value.isEscaped { return arena.copy(value.rawBytes) }
         arena.scratch.removeAll(keepingCapacity: true)
-        if value.kind.isContainer { value.appendCompact(to: &arena.scratch) } else { value.appendUnescaped(to: &arena.scratch) }
+        value.appendText(to: &arena.scratch)
         return arena.copyScratch()
     }
 }

@@ -57,7 +57,9 @@ extension Message {
         line.key("data")
         appendMerged(layout.data, to: &line.bytes)
         line.key("topic")
-        if let topic = topicBytes() {
+        if layout.topic >= 0 {
+            var topic: [UInt8] = []
+            appendTopic(to: &topic)
             topic.withUnsafeBytes { JSONWriter.appendString($0, to: &line.bytes) }
         } else {
             line.bytes.append(contentsOf: "null".utf8)
@@ -79,10 +81,12 @@ extension Message {
         layout.id >= 0 ? value(layout.id).textBytes : Array(source.defaultID.utf8)
     }
 
-    func topicBytes() -> [UInt8]? {
-        guard layout.topic >= 0 else { return nil }
-        let text = value(layout.topic).textBytes
-        return layout.topicHasPrefix ? Array(text.dropFirst("/topics/".utf8.count)) : text
+    /// Appends the topic's text (the message has one), less the `/topics/`
+    /// a GCM `to` starts with.
+    func appendTopic(to bytes: inout [UInt8]) {
+        let start = bytes.count
+        value(layout.topic).appendUnescaped(to: &bytes)
+        if layout.topicHasPrefix { bytes.removeSubrange(start..<min(bytes.count, start + "/topics/".utf8.count)) }
     }
 
     /// Appends the object merged from `parts` (a later part's member
