@@ -62,8 +62,8 @@ package final class CrashJournal: @unchecked Sendable {
     package let isDurable: Bool
     /// The call counter as the dispatch thread last set it.
     private var number: UInt64 = 0
-    /// The spool file whose name is in the journal now.
-    private var notedFile: String?
+    /// The spool file or plugin whose name is in the journal now.
+    private var notedName: String?
     var nextEntry = 0
 
     /// The journal in `path` (created 0600 when missing; a symlink is
@@ -128,26 +128,20 @@ package final class CrashJournal: @unchecked Sendable {
         while true { pause() }
     }
 
-    /// Writes where the record comes from: a spool file's name only when it
-    /// changed since the last call.
+    /// Writes where the record comes from: a spool file's or a plugin's
+    /// name only when it changed since the last call.
     @inline(__always)
     private func note(_ source: RecordSource) {
-        switch source {
-        case .stdin(let line):
-            base.storeBytes(of: 1, toByteOffset: Offset.sourceKind, as: Int32.self)
-            base.storeBytes(of: Int64(line), toByteOffset: Offset.sourceNumber, as: Int64.self)
-        case .spool(let file, let number):
-            base.storeBytes(of: 2, toByteOffset: Offset.sourceKind, as: Int32.self)
-            base.storeBytes(of: Int64(number ?? 0), toByteOffset: Offset.sourceNumber, as: Int64.self)
-            if file != notedFile {
-                write(file, at: Offset.sourceName, length: Offset.sourceNameLength, capacity: Self.nameCapacity)
-                notedFile = file
-            }
-        case .plugin(let name, let record):
-            base.storeBytes(of: 3, toByteOffset: Offset.sourceKind, as: Int32.self)
-            base.storeBytes(of: Int64(record), toByteOffset: Offset.sourceNumber, as: Int64.self)
+        let (kind, number, name): (Int32, Int, String?) = switch source {
+        case .stdin(let line): (1, line, nil)
+        case .spool(let file, let line): (2, line ?? 0, file)
+        case .plugin(let plugin, let record): (3, record, plugin)
+        }
+        base.storeBytes(of: kind, toByteOffset: Offset.sourceKind, as: Int32.self)
+        base.storeBytes(of: Int64(number), toByteOffset: Offset.sourceNumber, as: Int64.self)
+        if let name, name != notedName {
             write(name, at: Offset.sourceName, length: Offset.sourceNameLength, capacity: Self.nameCapacity)
-            notedFile = nil
+            notedName = name
         }
     }
 
