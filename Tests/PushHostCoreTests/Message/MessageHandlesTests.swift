@@ -7,18 +7,7 @@ import Testing
 @Suite struct MessageHandlesTests {
     /// A message loaded with `payload`, for as long as `body` runs.
     static func withMessage(_ payload: String, _ body: (Message) throws -> Void) throws {
-        let input = Array(payload.utf8)
-        let key = Array("rx_gcm_key_target".utf8)
-        try input.withUnsafeBytes { bytes in
-            var reader = JSONReader()
-            let document = try reader.parse(bytes)
-            let message = Message()
-            defer { message.reset() }
-            key.withUnsafeBytes { key in
-                message.load(document, members: RootMembers(document.root), source: .stdin(line: 1), platform: nil, targetKey: key)
-            }
-            try body(message)
-        }
+        try withLoadedMessage(payload, body)
     }
 
     /// An accessor's answer as a String, nil for NULL.

@@ -1,24 +1,13 @@
 import Testing
 @testable import PushHostCore
 
-/// The whole call path from a payload's text to a normalized message, in one
-/// place: parse, find the telling root members, load the message (borrowing
-/// the input and the tape) as standard input line 1, and read it while the
-/// buffers are alive: its normalized JSON, and the value of each dotted path
-/// in `paths` as `message_get` finds it (nil: NULL).
+/// The whole call path from a payload's text to a normalized message:
+/// its normalized JSON, and the value of each dotted path in `paths` as
+/// `message_get` finds it (nil: NULL).
 func normalize(
     _ payload: String, platform: Platform? = nil, targetKey: String = "rx_gcm_key_target", paths: [String] = []
 ) throws -> (json: String, values: [String?]) {
-    let input = Array(payload.utf8)
-    let key = Array(targetKey.utf8)
-    return try input.withUnsafeBytes { bytes in
-        var reader = JSONReader()
-        let document = try reader.parse(bytes)
-        let message = Message()
-        defer { message.reset() }
-        key.withUnsafeBytes { key in
-            message.load(document, members: RootMembers(document.root), source: .stdin(line: 1), platform: platform, targetKey: key)
-        }
+    try withLoadedMessage(payload, platform: platform, targetKey: targetKey) { message in
         let json = String(decoding: message.normalizedJSON(), as: UTF8.self)
         // As `message_get` reads them: into the message's kind of arena.
         var arena = MessageArena()
