@@ -60,7 +60,13 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Move a spool file to failed/ once the host crashed this many times on it.", valueName: "COUNT"))
     var crashLimit = 3
 
-    @Option(help: ArgumentHelp("Where the token is kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
+    @Option(help: ArgumentHelp("Keep an action whose screen is not visible this long, waiting for it (s, m, h or d; plain seconds too).", valueName: "DURATION"))
+    var retainFor = Duration(seconds: 24 * 3600)
+
+    @Option(help: ArgumentHelp("Keep at least this many delivered messages (up to twice as many) in the state directory for actions.", valueName: "COUNT"))
+    var storeLimit = 10_000
+
+    @Option(help: ArgumentHelp("Where the token, the delivered messages and the retained actions are kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
 
     @Flag(help: "Exit 3 when any record was rejected or failed.")
@@ -73,6 +79,7 @@ struct RunCommand: ParsableCommand {
         guard handlerTimeout >= 0, handlerTimeout.isFinite else { throw ValidationError("--handler-timeout must be 0 or more seconds") }
         guard stopTimeout >= 0, stopTimeout.isFinite else { throw ValidationError("--stop-timeout must be 0 or more seconds") }
         guard crashLimit > 0 else { throw ValidationError("--crash-limit must be above 0") }
+        guard storeLimit > 0 else { throw ValidationError("--store-limit must be above 0") }
     }
 
     func run() throws {
@@ -89,6 +96,8 @@ struct RunCommand: ParsableCommand {
         options.handlerTimeout = handlerTimeout
         options.stopTimeout = stopTimeout
         options.crashLimit = crashLimit
+        options.retainFor = retainFor.seconds
+        options.storeLimit = storeLimit
         let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(

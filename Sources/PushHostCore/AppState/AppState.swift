@@ -28,7 +28,7 @@ final class AppState {
             if let unknown = foreground.first(where: { screens[$0] == nil }) {
                 throw SetupError("--foreground \(unknown): \(unknownScreen(unknown))")
             }
-            show(foreground)
+            makeVisible(foreground)
         }
     }
 
@@ -36,25 +36,18 @@ final class AppState {
         visible.deallocate()
     }
 
-    /// Applies `event`; a foreground event naming a screen that is not
-    /// loaded is rejected and changes nothing.
-    func apply(_ event: HostEvent, source: RecordSource) throws(RecordError) -> EventStatus {
-        switch event {
-        case .background:
-            show([])
-            return .applied
-        case .foreground(let names):
-            if let unknown = names.first(where: { screens[$0] == nil }) {
-                throw RecordError(event: .foreground, reason: unknownScreen(unknown))
-            }
-            show(names)
-            return .applied
-        case .token(let token):
-            return store(token, source: source)
+    /// Shows the screens `names`, top first (none: the app goes to the
+    /// background); a name that is no loaded screen is rejected and changes
+    /// nothing.
+    func show(_ names: [String]) throws(RecordError) -> EventStatus {
+        if let unknown = names.first(where: { screens[$0] == nil }) {
+            throw RecordError(event: .foreground, reason: unknownScreen(unknown))
         }
+        makeVisible(names)
+        return .applied
     }
 
-    private func show(_ names: [String]) {
+    private func makeVisible(_ names: [String]) {
         visible.deallocate()
         visible = VisibleScreens(names.map { screens[$0]! })
         visibleNames = names
@@ -62,7 +55,7 @@ final class AppState {
 
     /// Stores a token that differs from the stored one, then tells every
     /// token plugin; the same token again calls nobody.
-    private func store(_ token: String, source: RecordSource) -> EventStatus {
+    func store(_ token: String, source: RecordSource) -> EventStatus {
         let change: TokenStore.Change
         do {
             change = try tokens.replace(with: token)
@@ -87,10 +80,4 @@ final class AppState {
         let known = screens.keys.sorted()
         return "no screen plugin is named \"\(name)\"" + (known.isEmpty ? " (none is loaded)" : " (screens: \(known.joined(separator: ", ")))")
     }
-}
-
-/// Calls `body` with `text` as a C string, or with NULL.
-private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let text else { return body(nil) }
-    return text.withCString { body($0) }
 }

@@ -6,6 +6,7 @@ package enum PluginHandler: Int32, Sendable {
     case onTarget
     case onMismatch
     case onToken
+    case onAction
 
     /// `on_data`, `on_background`, ...
     package var name: String {
@@ -15,6 +16,7 @@ package enum PluginHandler: Int32, Sendable {
         case .onTarget: "on_target"
         case .onMismatch: "on_mismatch"
         case .onToken: "on_token"
+        case .onAction: "on_action"
         }
     }
 }

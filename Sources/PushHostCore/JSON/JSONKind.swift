@@ -11,4 +11,16 @@ enum JSONKind: UInt8, Sendable {
     /// Whether this kind is an object or an array.
     @inline(__always)
     var isContainer: Bool { self.rawValue <= JSONKind.array.rawValue }
+
+    /// The kind in words, for error messages: `an object`, `a number`, `a boolean`.
+    var withArticle: String {
+        switch self {
+        case .object: "an object"
+        case .array: "an array"
+        case .string: "a string"
+        case .number: "a number"
+        case .true, .false: "a boolean"
+        case .null: "null"
+        }
+    }
 }

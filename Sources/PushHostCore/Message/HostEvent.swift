@@ -5,17 +5,20 @@
 /// {"pushhost":"foreground","screens":["issues","supplies"]}   (top first)
 /// {"pushhost":"foreground","screen":"issues"}
 /// {"pushhost":"background"}
+/// {"pushhost":"action","id":"m-101","action":"reply","input":"on my way"}
 /// ```
 enum HostEvent: Equatable {
     case token(String)
     case foreground(screens: [String])
     case background
+    case action(ActionEvent)
 
     /// The events there are, by the word the record and the report use.
     enum Kind: String {
         case token
         case foreground
         case background
+        case action
     }
 
     var kind: Kind {
@@ -23,6 +26,7 @@ enum HostEvent: Equatable {
         case .token: .token
         case .foreground: .foreground
         case .background: .background
+        case .action: .action
         }
     }
 
@@ -32,7 +36,7 @@ enum HostEvent: Equatable {
     init(name: JSONValue, record: JSONValue) throws(RecordError) {
         guard name.kind == .string else { throw RecordError(reason: "\"pushhost\" must be a string naming the event") }
         guard let kind = Kind(rawValue: name.text) else {
-            throw RecordError(reason: "unknown host event \"\(name.text)\" (known: token, foreground, background)")
+            throw RecordError(reason: "unknown host event \"\(name.text)\" (known: token, foreground, background, action)")
         }
         switch kind {
         case .token:
@@ -56,6 +60,8 @@ enum HostEvent: Equatable {
             }
         case .background:
             self = .background
+        case .action:
+            self = .action(try ActionEvent(record: record))
         }
     }
 }

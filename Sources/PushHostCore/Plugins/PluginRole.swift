@@ -10,6 +10,8 @@ package enum PluginRole: String, CaseIterable, Sendable {
     case screen
     /// `on_token`: a new registration token.
     case token
+    /// `on_action`: a person acted on a delivered message's notification (ABI 1.1).
+    case action
 
     /// The roles a descriptor's handlers give, in the order above.
     static func roles(of plugin: ph_plugin) -> [PluginRole] {
@@ -18,6 +20,7 @@ package enum PluginRole: String, CaseIterable, Sendable {
         if plugin.on_background != nil { roles.append(.background) }
         if plugin.on_target != nil || plugin.on_mismatch != nil { roles.append(.screen) }
         if plugin.on_token != nil { roles.append(.token) }
+        if plugin.on_action != nil { roles.append(.action) }
         return roles
     }
 }

@@ -45,9 +45,11 @@ package final class Host {
         do {
             _ = Interceptors(plugins: plugins, logger: logger)
             let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
+            let actions = try Actions(plugins: plugins, directory: tokens.directory, options: options, journal: journal, logger: logger)
             pipeline = Pipeline(
                 dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
-                route: UIRoute(plugins: plugins, journal: journal), app: app, report: report, options: options, logger: logger)
+                route: UIRoute(plugins: plugins, journal: journal), app: app, actions: actions, report: report, options: options,
+                logger: logger)
         } catch {
             plugins.destroyAll()
             throw error
@@ -77,7 +79,7 @@ package final class Host {
     package func run() throws(SetupError) {
         let shutdown = ShutdownSignal.install()
         let report = pipeline.report
-        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { report.flush() }
+        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline] in pipeline.flush() }
         let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
         let spool = try spool.map { spool throws(SetupError) in
             try SpoolSource(
@@ -85,6 +87,7 @@ package final class Host {
                 durable: { report.sync() })
         }
         submissions.openOnThisThread()
+        pipeline.begin()
         try startSources()
         /// Runs until a signal, not until standard input ends.
         let untilStopped = spool != nil || !plugins.sources.isEmpty
@@ -118,7 +121,7 @@ package final class Host {
                 pipeline.stop()
                 continue
             }
-            pipeline.report.flush()
+            pipeline.flush()
             let hasRoom = pipeline.hasRoom
             var watched = [pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0)]
             if reading && hasRoom { watched.append(pollfd(fd: input.fd, events: Int16(POLLIN), revents: 0)) }
@@ -126,6 +129,8 @@ package final class Host {
             if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
             var wait = pipeline.dataStage.millisecondsToNextDeadline()
+            let expiry = pipeline.actions.millisecondsToNextExpiry()
+            if expiry >= 0 { wait = wait < 0 ? expiry : min(wait, expiry) }
             if stopping {
                 let left = Int32(min((stopDeadline &- min(stopDeadline, DataStage.now())) / 1_000_000 + 1, 60_000))
                 wait = wait < 0 ? left : min(wait, left)
@@ -154,8 +159,9 @@ package final class Host {
                 }
             }
             pipeline.expireDeadlines()
+            pipeline.expireRetained()
         }
-        pipeline.report.flush()
+        pipeline.flush()
         if let failure = report.failure {
             throw SetupError("the run stopped early: \(failure)")
         }

@@ -25,6 +25,7 @@ final class Pipeline: Intake {
     let dataStage: DataStage
     let route: UIRoute
     let app: AppState
+    let actions: Actions
     let report: Report
     private let logger: Logger
     private let platform: Platform?
@@ -36,10 +37,11 @@ final class Pipeline: Intake {
     private var queue: [Waiting] = []
     private var head = 0
 
-    init(dataStage: DataStage, route: UIRoute, app: AppState, report: Report, options: RunOptions, logger: Logger) {
+    init(dataStage: DataStage, route: UIRoute, app: AppState, actions: Actions, report: Report, options: RunOptions, logger: Logger) {
         self.dataStage = dataStage
         self.route = route
         self.app = app
+        self.actions = actions
         self.report = report
         self.logger = logger
         platform = options.platform
@@ -152,6 +154,25 @@ final class Pipeline: Intake {
         drain()
     }
 
+    // MARK: Actions and output
+
+    /// Delivers the retained actions whose screens are visible at start
+    /// (`--foreground`), after expiring the old ones.
+    func begin() {
+        actions.deliverRetained(app: app, report: report)
+    }
+
+    /// Reports the retained actions whose time is up.
+    func expireRetained() {
+        actions.expire(report: report)
+    }
+
+    /// Writes out the buffered report lines and store lines.
+    func flush() {
+        report.flush()
+        actions.store.flush()
+    }
+
     // MARK: A stop
 
     /// Ends the records still waiting for a data verdict, without their UI
@@ -226,6 +247,7 @@ final class Pipeline: Intake {
             taken = route.deliver(flight.message, screens: app.visible)
             status = taken == .none ? .undelivered : .delivered
         }
+        actions.store.note(flight.message, status: status)
         report.write(status.result, completion: flight.completion) {
             MessageLine(
                 flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
@@ -234,14 +256,24 @@ final class Pipeline: Intake {
         }
     }
 
-    /// Applies a host event to the app state and writes its report line.
+    /// Applies a host event to the app state, or routes an action, and
+    /// writes its report line; the retained actions whose screen a
+    /// foreground event shows follow it.
     private func apply(_ event: HostEvent, source: RecordSource, completion: RecordCompletion?) {
+        let status: EventStatus
         do {
-            let status = try app.apply(event, source: source)
-            report.write(status.result, completion: completion) { EventLine(event: event, status: status, source: source) }
+            switch event {
+            case .action(let action):
+                return actions.take(action, source: source, completion: completion, app: app, report: report)
+            case .token(let token): status = app.store(token, source: source)
+            case .foreground(let screens): status = try app.show(screens)
+            case .background: status = try app.show([])
+            }
         } catch {
-            reject(error, source: source, completion: completion)
+            return reject(error, source: source, completion: completion)
         }
+        report.write(status.result, completion: completion) { EventLine(event: event, status: status, source: source) }
+        if case .foreground = event { actions.deliverRetained(app: app, report: report) }
     }
 
     /// Reports a record the host gives up on without dispatching it.

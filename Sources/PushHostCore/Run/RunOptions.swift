@@ -20,6 +20,12 @@ package struct RunOptions: Sendable {
     /// After how many crashes of the host on one spool file the file goes
     /// to `failed/` (`--crash-limit`).
     package var crashLimit = 3
+    /// How long an action waits for its screen to become visible, in
+    /// seconds (`--retain-for`).
+    package var retainFor = 24 * 3600.0
+    /// How many delivered messages the store keeps for actions, at least
+    /// (`--store-limit`; it keeps up to twice as many).
+    package var storeLimit = 10_000
     /// Where the report goes (`--report`: a file, `-` for standard output), or nil for none.
     package var report: String?
 

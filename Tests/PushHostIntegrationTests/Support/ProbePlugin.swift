@@ -9,6 +9,8 @@ enum ProbeRole: Sendable {
     /// `on_target` and `on_mismatch`, with the probe's `targets`.
     case foreground
     case token
+    /// `on_action` (ABI 1.1).
+    case action
 }
 
 extension PluginSource {
@@ -31,6 +33,9 @@ extension PluginSource {
     /// - `get`: comma-separated paths; appends ` path=value` (or `=NULL`) of `message_get`.
     /// - `json=true`: appends ` ` and `message_json` (and ` LEN-MISMATCH` when
     ///   its length does not match).
+    ///
+    /// With `.action`: `NAME action ID TARGET-or-dash ACTION INPUT-or-NULL`,
+    /// then the extras above.
     static func probe(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
         var fields = [".create = create", ".destroy = destroy"]
         var prelude = ""
@@ -42,6 +47,7 @@ extension PluginSource {
             prelude = "static const char *const targets[] = {\(list.joined(separator: ", "))};"
         }
         if roles.contains(.token) { fields.append(".on_token = on_token") }
+        if roles.contains(.action) { fields.append(".on_action = on_action") }
         return #"""
             #define _DEFAULT_SOURCE
             #include <pushhost.h>
@@ -97,10 +103,10 @@ extension PluginSource {
                 return value ? value : self->host->config_get(self->config, key);
             }
 
-            static void line(probe *self, const char *event, const ph_message *m) {
+            static void line_with(probe *self, const char *event, const ph_message *m, const char *extra) {
                 FILE *out = self->out;
                 flockfile(out);
-                fprintf(out, "%s %s %s %s", NAME, event, self->host->message_id(m), or_dash(self->host->message_target(m)));
+                fprintf(out, "%s %s %s %s%s", NAME, event, self->host->message_id(m), or_dash(self->host->message_target(m)), extra);
                 for (const char *p = self->get; p && *p;) {
                     size_t n = strcspn(p, ",");
                     char path[256];
@@ -121,6 +127,8 @@ extension PluginSource {
                 fflush(out);
                 funlockfile(out);
             }
+
+            static void line(probe *self, const char *event, const ph_message *m) { line_with(self, event, m, ""); }
 
             static void *create(const ph_host *host, const ph_config *config) {
                 const char *log = host->config_get(config, "log");
@@ -244,6 +252,12 @@ extension PluginSource {
                 probe *self = p;
                 fprintf(self->out, "%s token %s %s\n", NAME, token, or_dash(previous));
                 fflush(self->out);
+            }
+
+            UNUSED static void on_action(void *p, const ph_message *m, const char *action, const char *input) {
+                char extra[512];
+                snprintf(extra, sizeof extra, " %s %s", action, input ? input : "NULL");
+                line_with(p, "action", m, extra);
             }
 
             \#(prelude)

@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Logging
+
+/// Where action events go (SPEC section 10): the message acted on is found
+/// in the delivered store, checked for the action, and the action routed:
+///
+/// ```
+/// a visible screen claims the message's target -> that screen's on_action (the first, top first)
+/// otherwise                                     -> on_action of every plugin that is not a screen, now,
+///                                                  and retained for the target's screen until a
+///                                                  foreground event shows it, for --retain-for
+/// ```
+///
+/// Each action gets a report line when it is taken in, and a retained one
+/// another when it is delivered or expires. A plugin without `on_action`
+/// (every ABI 1.0 plugin) is never called for one.
+final class Actions {
+    let store: DeliveredStore
+    private let retained: RetainedActions
+    private let retainFor: Double
+    /// The plugins that are not screens and have `on_action`, in load order.
+    private let others: [Handler]
+    private let otherNames: [String]
+    /// The screen plugin that claims each target.
+    private let screenOfTarget: [String: PluginInstance]
+    private let journal: CrashJournal
+    private let logger: Logger
+    /// The message a stored one is loaded into for its `on_action` calls.
+    private let message = MessagePool.take()
+
+    init(plugins: PluginSet, directory: String, options: RunOptions, journal: CrashJournal, logger: Logger) throws(SetupError) {
+        store = try DeliveredStore(directory: directory, limit: options.storeLimit, options: options, logger: logger)
+        retained = try RetainedActions(directory: directory, logger: logger)
+        retainFor = options.retainFor
+        let others = plugins.instances.filter { $0.descriptor.raw.on_action != nil && !$0.roles.contains(.screen) }
+        self.others = others.map(Handler.init)
+        otherNames = others.map(\.name)
+        var screenOfTarget: [String: PluginInstance] = [:]
+        for screen in plugins.screens.values {
+            for target in screen.descriptor.targets { screenOfTarget[target] = screen }
+        }
+        self.screenOfTarget = screenOfTarget
+        self.journal = journal
+        self.logger = logger
+    }
+
+    deinit {
+        MessagePool.give(message)
+    }
+
+    /// Unix time, in seconds.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    // MARK: Taking an action in
+
+    /// Finds the message of `event`, checks the action and routes it.
+    func take(_ event: ActionEvent, source: RecordSource, completion: RecordCompletion?, app: AppState, report: Report) {
+        let line: ActionLine
+        switch store.find(event.id) {
+        case .unknown:
+            line = rejected(event, "no delivered message has id \"\(event.id)\" (the store keeps the last \(store.limit) to \(2 * store.limit))", source)
+        case .notDelivered(let status):
+            line = rejected(event, "message \"\(event.id)\" was \(status), not delivered: there is no notification to act on", source)
+        case .delivered(let stored):
+            line = stored.withMessage(message) { message in
+                route(event, of: message, stored: stored, source: source, app: app)
+            } ?? rejected(event, "the store's line for message \"\(event.id)\" no longer reads as a message", source)
+        }
+        if line.status == .rejected { logger.error("rejected \(source.place): \(line.problem!)") }
+        report.write(line.status.result, completion: completion) { line }
+    }
+
+    private func rejected(_ event: ActionEvent, _ reason: String, _ source: RecordSource) -> ActionLine {
+        ActionLine(event, target: nil, status: .rejected, problem: reason, source: source)
+    }
+
+    private func route(_ event: ActionEvent, of message: Message, stored: StoredMessage, source: RecordSource, app: AppState) -> ActionLine {
+        let target = message.withTarget { $0.map { String(decoding: $0, as: UTF8.self) } }
+        if event.action != ActionEvent.tap {
+            let offered = message.offeredActions
+            guard offered.contains(event.action) else {
+                let listed = offered.isEmpty ? "it offers none: only \"tap\"" : "its actions: " + offered.joined(separator: ", ")
+                return ActionLine(event, target: target, status: .rejected, problem: "message \"\(event.id)\" offers no action \"\(event.action)\" (\(listed))", source: source)
+            }
+        }
+        if let screen = claimingScreen(target, app: app) {
+            guard let handler = screen.handler else {
+                return ActionLine(event, target: target, status: .undelivered, problem: "screen \(screen.name) has no on_action", source: source)
+            }
+            call(handler, event, message, source: source)
+            return ActionLine(event, target: target, status: .delivered, ui: [screen.name], source: source)
+        }
+        for handler in others { call(handler, event, message, source: source) }
+        if let target, let screen = screenOfTarget[target], screen.descriptor.raw.on_action != nil {
+            retained.append(.init(event: event, target: target, retainedAt: Self.now(), source: source, message: stored))
+            return ActionLine(event, target: target, status: .retained, ui: otherNames, source: source)
+        }
+        guard others.isEmpty else { return ActionLine(event, target: target, status: .delivered, ui: otherNames, source: source) }
+        let why = target.map { target in
+            screenOfTarget[target].map { "screen \($0.name) has no on_action" } ?? "no screen claims target \"\(target)\""
+        } ?? "the message has no target"
+        return ActionLine(event, target: target, status: .undelivered, problem: "\(why), and no other plugin has on_action", source: source)
+    }
+
+    /// The first visible screen whose targets hold `target`: its name, and its handler when it has `on_action`.
+    private func claimingScreen(_ target: String?, app: AppState) -> (name: String, handler: Handler?)? {
+        guard var target else { return nil }
+        let position = target.withUTF8 { app.visible.claiming(UnsafeRawBufferPointer($0)) }
+        guard let position else { return nil }
+        let handler = app.visible.screens[position].handler
+        return (app.visibleNames[position], handler.raw.on_action == nil ? nil : handler)
+    }
+
+    private func call(_ handler: Handler, _ event: ActionEvent, _ message: Message, source: RecordSource) {
+        journal.enter(.onAction, plugin: handler.plugin, source: source)
+        event.action.withCString { action in
+            withOptionalCString(event.input) { input in
+                handler.raw.on_action!(handler.state, message.opaque, action, input)
+            }
+        }
+        journal.leave()
+    }
+
+    // MARK: Retained actions
+
+    /// Delivers every retained action whose screen is visible now, in the
+    /// order they were taken in; first, expires those retained too long.
+    func deliverRetained(app: AppState, report: Report) {
+        expire(report: report)
+        guard !retained.entries.isEmpty, !app.visible.isEmpty else { return }
+        retained.keep { entry in
+            guard let screen = claimingScreen(entry.target, app: app) else { return true }
+            let line: ActionLine
+            if let handler = screen.handler {
+                let delivered: Void? = entry.message.withMessage(message) { message in
+                    call(handler, entry.event, message, source: entry.source)
+                }
+                line = delivered == nil
+                    ? ActionLine(entry.event, target: entry.target, status: .undelivered, retainedAt: entry.retainedAt,
+                                 problem: "the retained message no longer reads", source: entry.source)
+                    : ActionLine(entry.event, target: entry.target, status: .delivered, ui: [screen.name], retainedAt: entry.retainedAt, source: entry.source)
+            } else {
+                line = ActionLine(entry.event, target: entry.target, status: .undelivered, retainedAt: entry.retainedAt,
+                                  problem: "screen \(screen.name) has no on_action", source: entry.source)
+            }
+            report.write(.done, completion: nil) { line }
+            return false
+        }
+    }
+
+    /// Reports and drops every retained action older than `--retain-for`.
+    func expire(report: Report) {
+        guard let first = retained.entries.first, first.retainedAt + retainFor <= Self.now() else { return }
+        let now = Self.now()
+        retained.keep { entry in
+            guard entry.retainedAt + retainFor <= now else { return true }
+            let line = ActionLine(
+                entry.event, target: entry.target, status: .expired, retainedAt: entry.retainedAt,
+                problem: "no screen for target \"\(entry.target)\" became visible within --retain-for \(Self.duration(retainFor))", source: entry.source)
+            logger.warning("\(entry.source.place): action \"\(entry.event.action)\" on message \"\(entry.event.id)\" expired: \(line.problem!)")
+            report.write(.done, completion: nil) { line }
+            return false
+        }
+    }
+
+    /// Milliseconds until the oldest retained action expires, or -1 when none waits.
+    func millisecondsToNextExpiry() -> Int32 {
+        guard let oldest = retained.entries.map(\.retainedAt).min() else { return -1 }
+        let left = (oldest + retainFor - Self.now()) * 1000
+        return Int32(max(0, min(left.rounded(.up), 60_000)))
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        seconds.truncatingRemainder(dividingBy: 3600) == 0 ? "\(Int(seconds / 3600))h" : seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+}
+
+extension Message {
+    /// The ids of the notification's actions.
+    var offeredActions: [String] {
+        let key: StaticString = "actions"
+        let found = Self.lookup(layout.notification, key: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), in: root)
+        guard let actions = found, actions.kind == .array else { return [] }
+        return actions.elements.compactMap { element in
+            guard let id = element.member(named: "id"), id.kind == .string else { return nil }
+            return id.text
+        }
+    }
+}

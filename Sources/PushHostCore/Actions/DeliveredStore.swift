@@ -1,0 +1,207 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// The messages the host delivered, kept in the state directory so that an
+/// action event finds its message, across restarts too (SPEC section 10).
+///
+/// Two files of NDJSON, `STATE/delivered.ndjson` and the one before it,
+/// `STATE/delivered.1.ndjson`, mode 0600. Each message the UI stage reached
+/// appends one line holding its id, its source and its record as it came
+/// (or as the host rewrote it); a message that was not delivered appends
+/// only its id and status, so that an action on it is refused with the
+/// reason. When the current file holds `limit` lines it becomes the
+/// previous one, which drops the oldest: the store keeps the last `limit`
+/// to `2 * limit` messages.
+///
+/// ```
+/// {"id":"m-101","status":"delivered","source":{"kind":"stdin","line":2},"record":{"message_id":"m-101",...}}
+/// {"id":"m-106","status":"suppressed"}
+/// ```
+///
+/// Writing a line costs a copy of the record's bytes: no normalized JSON is
+/// built for it. Lines are buffered and written with the report's; finding
+/// a message (rare: a person acted) reads both files, newest line first.
+final class DeliveredStore {
+    let limit: Int
+    let current: String
+    let previous: String
+    private var fd: Int32
+    private var lines: Int
+    private var buffer: [UInt8] = []
+    /// `,"platform":"android","target_key":"k"`: what reading a record again
+    /// needs to know of this run's flags, when they are not the defaults.
+    private let readingFlags: [UInt8]
+    private let logger: Logger
+    /// The first write that failed; the store takes nothing more after it.
+    private(set) var failure: String?
+
+    init(directory: String, limit: Int, options: RunOptions, logger: Logger) throws(SetupError) {
+        self.limit = max(limit, 1)
+        self.logger = logger
+        current = directory + "/delivered.ndjson"
+        previous = directory + "/delivered.1.ndjson"
+        var flags: [UInt8] = []
+        if let platform = options.platform {
+            flags.append(contentsOf: ",\"platform\":".utf8)
+            JSONWriter.appendString(platform.rawValue, to: &flags)
+        }
+        if options.targetKey != RunOptions().targetKey {
+            flags.append(contentsOf: ",\"target_key\":".utf8)
+            JSONWriter.appendString(options.targetKey, to: &flags)
+        }
+        readingFlags = flags
+        let existing: [UInt8]
+        do throws(FileProblem) {
+            existing = try RegularFile.read(current, links: .refuse) ?? []
+        } catch {
+            throw SetupError("delivered store \(current): \(error)")
+        }
+        lines = existing.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        fd = try Self.open(current)
+        buffer.reserveCapacity(1 << 16)
+        // A line cut short by a crash ends here, so the next one starts clean.
+        if let last = existing.last, last != UInt8(ascii: "\n") { buffer.append(UInt8(ascii: "\n")) }
+    }
+
+    deinit {
+        flush()
+        close(fd)
+    }
+
+    private static func open(_ path: String) throws(SetupError) -> Int32 {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SetupError("delivered store \(path): \(FileProblem(opening: path, errno: errno, noFollow: true))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw SetupError("delivered store \(path): \(FileProblem(kind: info.st_mode))")
+        }
+        return fd
+    }
+
+    // MARK: Writing
+
+    /// Notes what became of `message`: its record when it was delivered,
+    /// else its status.
+    func note(_ message: Message, status: Status) {
+        guard failure == nil else { return }
+        buffer.append(contentsOf: "{\"id\":".utf8)
+        message.appendCanonicalIDJSON(to: &buffer)
+        buffer.append(contentsOf: ",\"status\":\"".utf8)
+        buffer.append(contentsOf: status.rawValue.utf8)
+        if status == .delivered {
+            buffer.append(contentsOf: "\",\"source\":".utf8)
+            message.source.appendJSON(to: &buffer)
+            if message.isNormalizedForm {
+                buffer.append(contentsOf: ",\"normalized\":".utf8)
+            } else {
+                buffer.append(contentsOf: readingFlags)
+                buffer.append(contentsOf: ",\"record\":".utf8)
+            }
+            Self.appendOnOneLine(message.recordBytes, to: &buffer)
+            buffer.append(contentsOf: "}\n".utf8)
+        } else {
+            buffer.append(contentsOf: "\"}\n".utf8)
+        }
+        lines += 1
+        if lines >= limit {
+            rotate()
+        } else if buffer.count >= 1 << 16 {
+            flush()
+        }
+    }
+
+    /// Appends a JSON text with its line breaks (whitespace between tokens:
+    /// a string cannot hold a raw one) made spaces.
+    private static func appendOnOneLine(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: bytes)
+        guard bytes.count > 0, memchr(bytes.baseAddress!, 0x0A, bytes.count) != nil || memchr(bytes.baseAddress!, 0x0D, bytes.count) != nil else {
+            return
+        }
+        for index in start..<out.count where out[index] == 0x0A || out[index] == 0x0D {
+            out[index] = UInt8(ascii: " ")
+        }
+    }
+
+    /// Writes out the buffered lines.
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        if failure == nil && !FileContents.write(buffer, to: fd) { fail("write failed") }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The current file becomes the previous one, replacing it; a new one starts.
+    private func rotate() {
+        flush()
+        guard failure == nil else { return }
+        guard rename(current, previous) == 0 else { return fail("cannot rename it to \(previous)") }
+        close(fd)
+        do {
+            fd = try Self.open(current)
+        } catch {
+            fd = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
+            return fail("\(error)")
+        }
+        lines = 0
+    }
+
+    private func fail(_ what: String) {
+        let text = "delivered store \(current): \(what): \(String(cString: strerror(errno)))"
+        failure = text
+        logger.error("\(text); actions find no message delivered from now on")
+    }
+
+    // MARK: Finding
+
+    /// What the store knows of a message id.
+    enum Found {
+        case delivered(StoredMessage)
+        /// Seen, with this status, and not delivered.
+        case notDelivered(String)
+        case unknown
+    }
+
+    /// The newest line for `id`.
+    func find(_ id: String) -> Found {
+        flush()
+        var needle = Array("{\"id\":".utf8)
+        JSONWriter.appendString(id, to: &needle)
+        needle.append(contentsOf: ",\"status\":\"".utf8)
+        for path in [current, previous] {
+            guard let bytes = try? RegularFile.read(path, links: .refuse),
+                let line = Self.lastLine(in: bytes, startingWith: needle)
+            else { continue }
+            let status = line.dropFirst(needle.count).prefix { $0 != UInt8(ascii: "\"") }
+            guard status.elementsEqual(Status.delivered.rawValue.utf8) else {
+                return .notDelivered(String(decoding: status, as: UTF8.self))
+            }
+            return StoredMessage(line: Array(line)).map(Found.delivered) ?? .unknown
+        }
+        return .unknown
+    }
+
+    /// The last line of `bytes` that starts with `prefix`.
+    private static func lastLine(in bytes: [UInt8], startingWith prefix: [UInt8]) -> ArraySlice<UInt8>? {
+        var end = bytes.count
+        while end > 0 {
+            var start = end - 1
+            while start > 0 && bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+            let line = bytes[start..<end].prefix { $0 != UInt8(ascii: "\n") }
+            if line.starts(with: prefix) { return line }
+            end = start
+        }
+        return nil
+    }
+}
+
+extension Message {
+    /// Appends the id as a JSON string with nothing escaped that need not
+    /// be, so that one id always has the same bytes.
+    func appendCanonicalIDJSON(to bytes: inout [UInt8]) {
+        guard layout.id >= 0, value(layout.id).isEscaped else { return appendIDJSON(to: &bytes) }
+        value(layout.id).textBytes.withUnsafeBytes { JSONWriter.appendString($0, to: &bytes) }
+    }
+}
