@@ -27,7 +27,9 @@ extension JSONValue {
                 guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
                 position = position * 10 + Int(byte - UInt8(ascii: "0"))
             }
-            return elements.dropFirst(position).first { _ in true }
+            var elements = elements
+            for _ in 0..<position where elements.next() == nil { return nil }
+            return elements.next()
         default: return nil
         }
     }

@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test(arguments: [
-        EventCase(record: #"{"pushhost":"reboot"}"#, event: nil, reason: #"unknown host event "reboot" (known: token, foreground, background)"#),
+        EventCase(record: #"{"pushhost":"reboot"}"#, event: nil, reason: #"unknown host event "reboot" (known: token, foreground, background, action)"#),
         EventCase(record: #"{"pushhost":7}"#, event: nil, reason: #""pushhost" must be a string naming the event"#),
         EventCase(record: #"{"pushhost":"token"}"#, event: "token", reason: #"a token event needs "token": a string"#),
         EventCase(record: #"{"pushhost":"token","token":""}"#, event: "token", reason: "the token is empty"),

@@ -166,6 +166,7 @@ import Testing
             "data.s", "data.n", "data.t", "data.f", "data.z", "data.o", "data.o.x.1.y", "data.arr", "data.absent", "data",
             "notification.title", "notification.body", "priority", "content_available", "format", "id", "target",
             "topic", "collapse_key", "source", "source.kind", "source.line", "nothing", "data.s.deeper",
+            "data.arr.2", "data.arr.2.y", "data.o.x.9.y",
         ]
         let plugins = try scratch.probe("sh", [.background], settings: ["get": paths.joined(separator: ",")])
         let payload = #"""
@@ -200,6 +201,9 @@ import Testing
             "source.line": "1",
             "nothing": "NULL",
             "data.s.deeper": "NULL",
+            "data.arr.2": "NULL",
+            "data.arr.2.y": "NULL",
+            "data.o.x.9.y": "NULL",
         ], "\(line)")
     }
 
