@@ -1,6 +1,7 @@
 /// Reads the compact, valid JSON the host hands out (`message_json`, and
 /// the objects of `message_get`), without Foundation: one value by dotted
-/// path, or an object's members, as text the way `message_get` gives it.
+/// path, an object's members, or an array's elements, as text the way
+/// `message_get` gives it.
 enum CompactJSON {
     /// The value at the dotted `path` in `json` (object members by key,
     /// array elements by position): a string unescaped, JSON null as nil,
@@ -32,6 +33,23 @@ enum CompactJSON {
                 if at < text.count, text[at] == UInt8(ascii: ",") { at += 1 }
             }
             return members
+        }
+    }
+
+    /// The elements of the array `json` in order, each as `value(at:in:)`
+    /// gives it (an object as its compact JSON); null elements are left out,
+    /// and anything but an array has none.
+    static func elements(of json: String) -> [String] {
+        var json = json
+        return json.withUTF8 { text in
+            var elements: [String] = []
+            guard text.first == UInt8(ascii: "[") else { return elements }
+            var at = 1
+            while at < text.count, text[at] != UInt8(ascii: "]") {
+                if let value = value(text, &at) { elements.append(value) }
+                if at < text.count, text[at] == UInt8(ascii: ",") { at += 1 }
+            }
+            return elements
         }
     }
 

@@ -40,6 +40,11 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     if P.self is any TokenPlugin.Type {
         plugin.on_token = { box, token, previous in PluginBox.from(box).onToken(token, previous: previous) }
     }
+    if P.self is any ActionPlugin.Type {
+        plugin.on_action = { box, message, action, input in
+            PluginBox.from(box).onAction(message, action: action, input: input)
+        }
+    }
     let descriptor = UnsafeMutablePointer<ph_plugin>.allocate(capacity: 1)
     descriptor.initialize(to: plugin)
     Exported.current = Exported(type: type, descriptor: descriptor)

@@ -82,6 +82,54 @@ public protocol TokenPlugin: Plugin {
     func onToken(_ token: String, previous: String?)
 }
 
+/// The action role: a person acted on the notification of a message this
+/// host delivered: tapped it (`action.isTap`), or chose one of the message's
+/// `actions`, typing `action.input` into a reply action.
+///
+/// Any plugin may play it. A screen gets the action when it is the first
+/// visible screen whose targets hold the message's target; when none is,
+/// every other plugin with this role gets it (to bring the app up, say), and
+/// the host keeps the action for the target's screen until that screen
+/// becomes visible, even across restarts.
+///
+/// ```swift
+/// func onAction(_ action: Action, message: Message) {
+///     if action.isTap { open(message) }
+///     else if action.id == "reply", let text = action.input { send(text, to: message.id) }
+/// }
+/// ```
+///
+/// The message is the one delivered, as `Message` reads any other: its
+/// `actions`, `image`, `click` and so on describe what the notification showed.
+public protocol ActionPlugin: Plugin {
+    func onAction(_ action: Action, message: Message)
+}
+
+/// What a person did with a notification.
+public struct Action: Sendable, Hashable, CustomStringConvertible {
+    /// `"tap"` for the notification itself, else the `id` of one of the
+    /// message's `actions`.
+    public let id: String
+    /// The text of a reply action (one whose `isInput` is true), else nil.
+    public let input: String?
+
+    public init(id: String, input: String? = nil) {
+        self.id = id
+        self.input = input
+    }
+
+    /// A tap on the notification itself.
+    public static let tap = Action(id: "tap")
+
+    /// Whether this is a tap on the notification itself, not one of its actions.
+    public var isTap: Bool { id == Action.tap.id }
+
+    /// `tap`, `ID`, or `ID "INPUT"` (the input quoted as a Swift string literal).
+    public var description: String {
+        input.map { "\(id) \($0.debugDescription)" } ?? id
+    }
+}
+
 /// What a data handler decides for a message.
 public enum Verdict: Sendable {
     /// Go on to the UI stage.

@@ -12,6 +12,7 @@ final class PluginBox: @unchecked Sendable {
     private let background: (any BackgroundPlugin)?
     private let screen: (any ScreenPlugin)?
     private let token: (any TokenPlugin)?
+    private let action: (any ActionPlugin)?
 
     private init(plugin: any Plugin, context: PluginContext) {
         self.plugin = plugin
@@ -20,6 +21,7 @@ final class PluginBox: @unchecked Sendable {
         background = plugin as? any BackgroundPlugin
         screen = plugin as? any ScreenPlugin
         token = plugin as? any TokenPlugin
+        action = plugin as? any ActionPlugin
     }
 
     /// `create`: makes the exported type; a thrown error is logged and refuses the plugin.
@@ -71,6 +73,13 @@ final class PluginBox: @unchecked Sendable {
     func onMismatch(_ message: OpaquePointer) {
         guard let screen else { return }
         lend(message) { screen.onMismatch($0) }
+    }
+
+    /// `on_action`: the action, copied, and the message, lent for the call.
+    func onAction(_ message: OpaquePointer, action id: UnsafePointer<CChar>, input: UnsafePointer<CChar>?) {
+        guard let action else { return }
+        let taken = Action(id: String(cString: id), input: input.map { String(cString: $0) })
+        lend(message) { action.onAction(taken, message: $0) }
     }
 
     /// Calls the UI handler `body` with the host's message, lent until it returns.

@@ -1,8 +1,16 @@
 /*
  * issues.c: a foreground screen named "issues" that claims the target
- * "issues". All the logic is in ../screen/screen.h (built
- * on ../common/sample.h); a screen plugin only declares its name, its
- * targets and its descriptor.
+ * "issues" and takes the actions on its notifications (on_action): a tap
+ * on the notification, or one of its buttons, such as a reply with the text
+ * typed into it. All the logic is in ../screen/screen.h (built on
+ * ../common/sample.h); a screen plugin only declares its name, its targets
+ * and its descriptor.
+ *
+ * Setting:  path  file to append to (optional; default: host->log at info)
+ * Output:   issues target <id> <title or ->
+ *           issues mismatch <id> <target or ->
+ *           issues action <id> tap                 (the notification was tapped)
+ *           issues action <id> reply "<input>"     (a reply action, its text quoted)
  */
 #define SCREEN_NAME "issues"
 #include "../screen/screen.h"
@@ -20,6 +28,7 @@ static const ph_plugin plugin = {
     .destroy = sample_destroy,
     .on_target = screen_on_target,
     .on_mismatch = screen_on_mismatch,
+    .on_action = screen_on_action,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

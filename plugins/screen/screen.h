@@ -3,7 +3,10 @@
  * supplies.c). A screen plugin: the host calls on_target
  * when this screen is the first visible one whose targets contain the
  * message's target, and on_mismatch when it is on top and no visible screen
- * matches. Each screen only reports what it got.
+ * matches. A screen that fills in on_action (issues does, supplies does not)
+ * also gets what a person did with the notification of a message aimed at
+ * it: a tap, or one of the message's notification.actions, with the text
+ * typed into a reply. Each screen only reports what it got.
  *
  * Shows: how several plugins share code without sharing a library: the
  * functions here are static, so each plugin that includes this header gets
@@ -18,7 +21,10 @@
  * Setting:  path  file to append to (optional; default: host->log at info)
  * Output:   <screen name> target <id> <title or ->     (on_target)
  *           <screen name> mismatch <id> <target or ->  (on_mismatch)
- *           (title is notification.title, else data.title)
+ *           <screen name> action <id> <action>         (on_action: tap or an action id)
+ *           <screen name> action <id> <action> "<input>"  (on_action: a reply)
+ *           (title is notification.title, else data.title; the input is
+ *           quoted as a JSON string: a quote or a newline in it is escaped)
  */
 #ifndef SCREEN_H
 #define SCREEN_H
@@ -31,6 +37,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* s when it has text, else "-". Host strings are borrowed for the length
  * of the call: use them, don't keep them. */
@@ -75,6 +82,60 @@ static void screen_on_mismatch(void *p, const ph_message *m) {
     sample *self = p;
     const ph_host *h = self->host;
     screen_report(self, "mismatch", h->message_id(m), screen_or_dash(h->message_target(m)));
+}
+
+/* s as a JSON string, quotes included, in a new buffer (free it), or NULL
+ * when out of memory: a reply is a person's text, and may hold a quote or a
+ * newline that would otherwise break the line. */
+static inline char *screen_quote(const char *s) {
+    size_t n = 2;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        n += strchr("\"\\\n\r\t", *c) ? 2 : *c < 0x20 ? 6 : 1;
+    char *out = malloc(n + 1), *at = out;
+    if (!out) return NULL;
+    *at++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"': case '\\': *at++ = '\\'; *at++ = (char)*c; break;
+        case '\n': *at++ = '\\'; *at++ = 'n'; break;
+        case '\r': *at++ = '\\'; *at++ = 'r'; break;
+        case '\t': *at++ = '\\'; *at++ = 't'; break;
+        default:
+            if (*c < 0x20) at += snprintf(at, 7, "\\u%04x", *c);
+            else *at++ = (char)*c;
+        }
+    }
+    *at++ = '"';
+    *at = '\0';
+    return out;
+}
+
+/* A person acted on the notification of a message aimed at this screen:
+ * action is "tap" for the notification itself, else the id of one of its
+ * notification.actions; input is the text of a reply, else NULL. All three
+ * are borrowed for the call. Inline, as in sample.h, so that a screen without
+ * on_action (supplies) draws no warning for leaving it unused. */
+static inline void screen_on_action(void *p, const ph_message *m, const char *action,
+                                    const char *input) {
+    sample *self = p;
+    const ph_host *h = self->host;
+    if (!input) {
+        screen_report(self, "action", h->message_id(m), action);
+        return;
+    }
+    /* "<action> <quoted input>", built first: screen_report takes one value. */
+    char *quoted = screen_quote(input);
+    size_t n = quoted ? strlen(action) + 1 + strlen(quoted) + 1 : 0;
+    char *value = quoted ? malloc(n) : NULL;
+    if (!value) {
+        h->log(h, PH_LOG_ERROR, "out of memory");
+        free(quoted);
+        return;
+    }
+    snprintf(value, n, "%s %s", action, quoted);
+    screen_report(self, "action", h->message_id(m), value);
+    free(value);
+    free(quoted);
 }
 
 #endif /* SCREEN_H */
