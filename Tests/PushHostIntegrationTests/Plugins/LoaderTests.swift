@@ -94,7 +94,7 @@ import Testing
         #expect(listing.status == 0, "\(listing.stderr)")
         let entries = try Self.objects(listing.stdout)
         #expect(entries.map { $0["name"] as? String } == samples)
-        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["background"], ["screen"], ["screen"], ["token"]])
+        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["background", "action"], ["screen", "action"], ["screen"], ["token"]])
         #expect(entries.map { $0["targets"] as? [String] } == [[], [], ["issues"], ["supplies"], []])
         #expect(entries.map { $0["file"] as? String } == samples.map(Paths.sample))
         #expect(entries.allSatisfy { $0["abi"] as? String == "1.1" && $0["version"] as? String == "1.0.0" })
@@ -103,7 +103,7 @@ import Testing
     @Test func textListingOfTheSamples() throws {
         let listing = try Command.pushhost(["plugins", "--plugin", Paths.sample("issues")])
         #expect(listing.status == 0)
-        #expect(listing.stdout.hasPrefix("issues 1.0.0 (ABI 1.1) \(Paths.sample("issues"))\n  roles: screen; targets: issues\n"), "\(listing.stdout)")
+        #expect(listing.stdout.hasPrefix("issues 1.0.0 (ABI 1.1) \(Paths.sample("issues"))\n  roles: screen, action; targets: issues\n"), "\(listing.stdout)")
     }
 
     /// The sample plugins are worked examples: they build warning-free with

@@ -14,7 +14,7 @@ import Testing
         }
         #expect(entries.map { $0["name"] as? String } == samples)
         #expect(entries.map { $0["file"] as? String } == samples.map(Paths.sample))
-        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["screen"], ["background"]])
+        #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["screen", "action"], ["background", "action"]])
         #expect(entries.map { $0["targets"] as? [String] } == [[], ["orders"], []])
 
         let plugins = loading(Paths.sample("inbox"), as: "inbox", ["path": scratch.file("inbox.txt"), "delay_ms": "20"])
