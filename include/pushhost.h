@@ -190,7 +190,8 @@ struct ph_host {
 /* The plugin's descriptor: static, readable before any instance exists.
  * Every function pointer may be NULL; the roles a plugin plays are the
  * handlers it fills in: data (on_data), background (on_background),
- * foreground (on_target and/or on_mismatch, with targets), token (on_token), action (on_action, 1.1). */
+ * foreground (on_target and/or on_mismatch, with targets), token (on_token),
+ * action (on_action, 1.1). */
 struct ph_plugin {
     uint32_t struct_size; /* sizeof(ph_plugin) as the plugin was built */
     uint32_t abi_major;   /* the plugin's PH_ABI_MAJOR */
