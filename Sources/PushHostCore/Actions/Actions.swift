@@ -99,7 +99,7 @@ final class Actions {
         }
         for handler in others { call(handler, event, message, source: source) }
         if let target, let screen = screenOfTarget[target], screen.descriptor.raw.on_action != nil {
-            retained.append(.init(event: event, target: target, retainedAt: Self.now(), source: source, message: stored))
+            retained.append(.init(event: event, target: target, retainedAt: (Self.now() * 1000).rounded() / 1000, source: source, message: stored))
             return ActionLine(event, target: target, status: .retained, ui: otherNames, source: source)
         }
         guard others.isEmpty else { return ActionLine(event, target: target, status: .delivered, ui: otherNames, source: source) }
