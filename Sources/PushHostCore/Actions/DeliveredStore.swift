@@ -29,7 +29,9 @@ final class DeliveredStore {
     let previous: String
     private var fd: Int32
     private var lines: Int
-    private var buffer: [UInt8] = []
+    private var buffer = ByteBuffer(capacity: 1 << 17)
+    /// Where the uncommon parts of a line are built first.
+    private var scratch: [UInt8] = []
     /// `,"platform":"android","target_key":"k"`: what reading a record again
     /// needs to know of this run's flags, when they are not the defaults.
     private let readingFlags: [UInt8]
@@ -60,9 +62,8 @@ final class DeliveredStore {
         }
         lines = existing.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         fd = try Self.open(current)
-        buffer.reserveCapacity(1 << 16)
         // A line cut short by a crash ends here, so the next one starts clean.
-        if let last = existing.last, last != UInt8(ascii: "\n") { buffer.append(UInt8(ascii: "\n")) }
+        if let last = existing.last, last != UInt8(ascii: "\n") { buffer.write(UInt8(ascii: "\n")) }
     }
 
     deinit {
@@ -87,24 +88,62 @@ final class DeliveredStore {
     /// else its status.
     func note(_ message: Message, status: Status) {
         guard failure == nil else { return }
-        buffer.append(contentsOf: "{\"id\":".utf8)
-        message.appendCanonicalIDJSON(to: &buffer)
-        buffer.append(contentsOf: ",\"status\":\"".utf8)
-        buffer.append(contentsOf: status.rawValue.utf8)
-        if status == .delivered {
-            buffer.append(contentsOf: "\",\"source\":".utf8)
-            message.source.appendJSON(to: &buffer)
-            if message.isNormalizedForm {
-                buffer.append(contentsOf: ",\"normalized\":".utf8)
-            } else {
-                buffer.append(contentsOf: readingFlags)
-                buffer.append(contentsOf: ",\"record\":".utf8)
-            }
-            Self.appendOnOneLine(message.recordBytes, to: &buffer)
-            buffer.append(contentsOf: "}\n".utf8)
+        let record = message.recordBytes
+        buffer.reserve(160 + record.count + readingFlags.count)
+        buffer.write("{\"id\":")
+        if case .stdin(let line) = message.source, !message.hasOwnID {
+            // The common case, written without a detour: "stdin-7", {"kind":"stdin","line":7}.
+            buffer.write("\"stdin-")
+            let digits = buffer.count
+            buffer.write(decimal: line)
+            let number = UnsafeRawBufferPointer(rebasing: buffer.bytes[digits...])
+            buffer.write("\"")
+            guard status == .delivered else { return noteStatus(status) }
+            buffer.write(",\"status\":\"delivered\",\"source\":{\"kind\":\"stdin\",\"line\":")
+            buffer.write(number)
+            buffer.write("}")
         } else {
-            buffer.append(contentsOf: "\"}\n".utf8)
+            scratch.removeAll(keepingCapacity: true)
+            message.appendCanonicalIDJSON(to: &scratch)
+            guard status == .delivered else {
+                buffer.reserve(scratch.count)
+                scratch.withUnsafeBytes { buffer.write($0) }
+                return noteStatus(status)
+            }
+            scratch.append(ascii: ",\"status\":\"delivered\",\"source\":")
+            message.source.appendJSON(to: &scratch)
+            buffer.reserve(scratch.count)
+            scratch.withUnsafeBytes { buffer.write($0) }
         }
+        if message.isNormalizedForm {
+            buffer.write(",\"normalized\":")
+        } else {
+            readingFlags.withUnsafeBytes { buffer.write($0) }
+            buffer.write(",\"record\":")
+        }
+        let start = buffer.count
+        buffer.write(record)
+        if case .spool = message.source {
+            // A file's record may span lines; its line breaks sit between
+            // tokens (a string cannot hold a raw one): spaces keep it on one.
+            buffer.replace(0x0A, with: UInt8(ascii: " "), since: start)
+        }
+        buffer.write("}\n")
+        written()
+    }
+
+    /// Ends the line of a message that was not delivered: its status only.
+    private func noteStatus(_ status: Status) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(ascii: ",\"status\":")
+        JSONWriter.appendString(status.rawValue, to: &scratch)
+        scratch.append(ascii: "}\n")
+        buffer.reserve(scratch.count)
+        scratch.withUnsafeBytes { buffer.write($0) }
+        written()
+    }
+
+    private func written() {
         lines += 1
         if lines >= limit {
             rotate()
@@ -113,24 +152,11 @@ final class DeliveredStore {
         }
     }
 
-    /// Appends a JSON text with its line breaks (whitespace between tokens:
-    /// a string cannot hold a raw one) made spaces.
-    private static func appendOnOneLine(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: bytes)
-        guard bytes.count > 0, memchr(bytes.baseAddress!, 0x0A, bytes.count) != nil || memchr(bytes.baseAddress!, 0x0D, bytes.count) != nil else {
-            return
-        }
-        for index in start..<out.count where out[index] == 0x0A || out[index] == 0x0D {
-            out[index] = UInt8(ascii: " ")
-        }
-    }
-
     /// Writes out the buffered lines.
     func flush() {
         guard !buffer.isEmpty else { return }
-        if failure == nil && !FileContents.write(buffer, to: fd) { fail("write failed") }
-        buffer.removeAll(keepingCapacity: true)
+        if failure == nil && !FileContents.write(buffer.bytes, to: fd) { fail("write failed") }
+        buffer.removeAll()
     }
 
     /// The current file becomes the previous one, replacing it; a new one starts.
@@ -198,6 +224,9 @@ final class DeliveredStore {
 }
 
 extension Message {
+    /// Whether the payload has an id of its own (else the host made one).
+    var hasOwnID: Bool { layout.id >= 0 }
+
     /// Appends the id as a JSON string with nothing escaped that need not
     /// be, so that one id always has the same bytes.
     func appendCanonicalIDJSON(to bytes: inout [UInt8]) {

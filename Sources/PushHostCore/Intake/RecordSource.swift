@@ -22,19 +22,31 @@ package enum RecordSource: Equatable, Sendable {
     func appendDefaultID(to bytes: inout [UInt8]) {
         switch self {
         case .stdin(let line):
-            bytes.append(contentsOf: "stdin-".utf8)
-            bytes.append(contentsOf: String(line).utf8)
+            bytes.append(ascii: "stdin-")
+            bytes.appendDecimal(line)
         case .spool(let file, let line):
             bytes.append(contentsOf: file.utf8)
             if let line {
                 bytes.append(UInt8(ascii: "#"))
-                bytes.append(contentsOf: String(line).utf8)
+                bytes.appendDecimal(line)
             }
         case .plugin(let name, let record):
             bytes.append(contentsOf: name.utf8)
             bytes.append(UInt8(ascii: "-"))
-            bytes.append(contentsOf: String(record).utf8)
+            bytes.appendDecimal(record)
         }
+    }
+
+    /// Appends `defaultID` as a JSON string.
+    func appendDefaultIDJSON(to bytes: inout [UInt8]) {
+        guard case .spool = self else {
+            // "stdin-7", "fifo-source-2": plugin names are [a-z0-9_-], nothing to escape.
+            bytes.append(UInt8(ascii: "\""))
+            appendDefaultID(to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        JSONWriter.appendString(defaultID, to: &bytes)
     }
 
     /// Appends the text of the field `key` of `source` (`kind`, `line`,
@@ -81,11 +93,17 @@ package enum RecordSource: Equatable, Sendable {
     /// `{"kind":"stdin","line":7}`, `{"kind":"spool","file":"x.json","line":4}` or
     /// `{"kind":"plugin","plugin":"fifo-source","record":3}`.
     func appendJSON(to bytes: inout [UInt8]) {
+        if case .stdin(let number) = self {
+            bytes.append(ascii: "{\"kind\":\"stdin\",\"line\":")
+            bytes.appendDecimal(number)
+            bytes.append(UInt8(ascii: "}"))
+            return
+        }
         var line = JSONLine(appendingTo: &bytes)
         line.string("kind", kind)
         switch self {
-        case .stdin(let number):
-            line.number("line", number)
+        case .stdin:
+            break
         case .spool(let file, let number):
             line.string("file", file)
             if let number { line.number("line", number) }

@@ -19,7 +19,7 @@ extension Message {
 
     /// Appends the id as a JSON string.
     func appendIDJSON(to bytes: inout [UInt8]) {
-        guard layout.id >= 0 else { return JSONWriter.appendString(source.defaultID, to: &bytes) }
+        guard layout.id >= 0 else { return source.appendDefaultIDJSON(to: &bytes) }
         Self.appendAsString(value(layout.id), to: &bytes)
     }
 

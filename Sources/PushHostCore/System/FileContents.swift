@@ -9,16 +9,19 @@ enum FileContents {
     /// interruptions; false when a write fails.
     @discardableResult
     static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
+        bytes.withUnsafeBytes { write($0, to: fd) }
+    }
+
+    /// Writes all of `buffer` to `fd`, going on after a signal or a short write.
+    static func write(_ buffer: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return false }
+            offset += written
         }
+        return true
     }
 
     /// The bytes of the file at `path`, or nil when it cannot be opened.

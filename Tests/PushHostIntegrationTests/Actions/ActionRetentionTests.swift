@@ -61,4 +61,24 @@ import Testing
         #expect(host.waitForStderr(#"action "tap" on message "m1" expired"#, timeout: .seconds(10)))
         _ = host.stop()
     }
+
+    @Test func aMessageFromAPrettyPrintedSpoolFileIsFoundByItsFileName() throws {
+        let scratch = try Scratch()
+        try scratch.spool.create()
+        let plugins = try Route.app(scratch)
+        let host = try scratch.startWatching(plugins)
+        try scratch.spool.drop("pretty\"one\".json", """
+            {
+              "notification": {"title": "Printer jammed", "actions": [{"id": "open", "title": "Open"}]},
+              "data": {"rx_gcm_key_target": "a"}
+            }
+            """)
+        #expect(try eventually(timeout: .seconds(10)) { try scratch.reportLines().count == 1 })
+        _ = host.stop()
+        let result = try scratch.run(plugins + ["--foreground", "s1"], stdin: ndjson(Route.action(#"pretty\"one\".json"#, "open")))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Route.actionCalls(scratch) == [#"s1 pretty"one".json open NULL"#])
+        let lines = try String(contentsOfFile: scratch.file("state/delivered.ndjson"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+    }
 }

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes written one after the other into memory of its own, for a writer
+/// on the hot path: each write is a `memcpy` and a count, with no checks of
+/// uniqueness or growth between them. The writer says beforehand how many
+/// bytes at most it writes (`reserve`).
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(byteCount: self.capacity, alignment: 8)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The bytes written so far.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Makes room for `more` bytes after those written.
+    mutating func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        capacity = max(capacity * 2, count + more)
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        grown.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = grown
+    }
+
+    mutating func removeAll() {
+        count = 0
+    }
+
+    @inline(__always)
+    mutating func write(_ text: StaticString) {
+        write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    @inline(__always)
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress else { return }
+        (base + count).copyMemory(from: start, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func write(_ byte: UInt8) {
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    /// Writes `value` (not negative) in decimal: at most 20 bytes.
+    mutating func write(decimal value: Int) {
+        var digits = 1
+        var rest = value.magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var magnitude = value.magnitude
+        for position in stride(from: count + digits - 1, through: count, by: -1) {
+            base.storeBytes(of: UInt8(ascii: "0") + UInt8(magnitude % 10), toByteOffset: position, as: UInt8.self)
+            magnitude /= 10
+        }
+        count += digits
+    }
+
+    /// Turns every byte `from` written since offset `start` into `to`.
+    mutating func replace(_ from: UInt8, with to: UInt8, since start: Int) {
+        var position = start
+        while position < count, let found = memchr(base + position, Int32(from), count - position) {
+            found.storeBytes(of: to, as: UInt8.self)
+            position = found - base + 1
+        }
+    }
+}
