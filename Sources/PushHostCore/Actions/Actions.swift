@@ -31,10 +31,16 @@ final class Actions {
     /// The message a stored one is loaded into for its `on_action` calls.
     private let message = MessagePool.take()
 
-    init(plugins: PluginSet, directory: String, options: RunOptions, journal: CrashJournal, logger: Logger) throws(SetupError) {
-        store = try DeliveredStore(directory: directory, limit: options.storeLimit, options: options, logger: logger)
+    /// The actions of `plugins`, with the store and the retained actions in
+    /// `directory`; `retainFor` is `--retain-for`, and the store's records
+    /// are read with `platform` and `targetKey`.
+    init(
+        plugins: PluginSet, directory: String, storeLimit: Int, retainFor: Double, platform: Platform?, targetKey: String,
+        journal: CrashJournal, logger: Logger
+    ) throws(SetupError) {
+        store = try DeliveredStore(directory: directory, limit: storeLimit, platform: platform, targetKey: targetKey, logger: logger)
         retained = try RetainedActions(directory: directory, logger: logger)
-        retainFor = options.retainFor
+        self.retainFor = retainFor
         let others = plugins.instances.filter { $0.descriptor.raw.on_action != nil && !$0.roles.contains(.screen) }
         self.others = others.map(Handler.init)
         otherNames = others.map(\.name)
@@ -99,7 +105,7 @@ final class Actions {
         }
         for handler in others { call(handler, event, message, source: source) }
         if let target, let screen = screenOfTarget[target], screen.descriptor.raw.on_action != nil {
-            retained.append(.init(event: event, target: target, retainedAt: (Self.now() * 1000).rounded() / 1000, source: source, message: stored))
+            retained.append(RetainedAction(event: event, target: target, retainedAt: (Self.now() * 1000).rounded() / 1000, source: source, message: stored))
             return ActionLine(event, target: target, status: .retained, ui: otherNames, source: source)
         }
         guard others.isEmpty else { return ActionLine(event, target: target, status: .delivered, ui: otherNames, source: source) }

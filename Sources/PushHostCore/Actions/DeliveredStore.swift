@@ -39,19 +39,20 @@ final class DeliveredStore {
     /// The first write that failed; the store takes nothing more after it.
     private(set) var failure: String?
 
-    init(directory: String, limit: Int, options: RunOptions, logger: Logger) throws(SetupError) {
+    /// The store in `directory`, for records read with `platform` and `targetKey`.
+    init(directory: String, limit: Int, platform: Platform?, targetKey: String, logger: Logger) throws(SetupError) {
         self.limit = max(limit, 1)
         self.logger = logger
         current = directory + "/delivered.ndjson"
         previous = directory + "/delivered.1.ndjson"
         var flags: [UInt8] = []
-        if let platform = options.platform {
+        if let platform {
             flags.append(contentsOf: ",\"platform\":".utf8)
             JSONWriter.appendString(platform.rawValue, to: &flags)
         }
-        if options.targetKey != RunOptions().targetKey {
+        if targetKey != StoredMessage.defaultTargetKey {
             flags.append(contentsOf: ",\"target_key\":".utf8)
-            JSONWriter.appendString(options.targetKey, to: &flags)
+            JSONWriter.appendString(targetKey, to: &flags)
         }
         readingFlags = flags
         let existing: [UInt8]

@@ -12,18 +12,8 @@ import Logging
 /// {"id":"m-101","action":"tap","input":null,"target":"issues","retained_at":1795000000.5,"source":{"kind":"stdin","line":4},"message":{...the store's line...}}
 /// ```
 final class RetainedActions {
-    struct Entry {
-        let event: ActionEvent
-        let target: String
-        /// When it was taken in, in Unix seconds.
-        let retainedAt: Double
-        /// Where its action event came from.
-        let source: RecordSource
-        let message: StoredMessage
-    }
-
     let file: String
-    private(set) var entries: [Entry] = []
+    private(set) var entries: [RetainedAction] = []
     private let logger: Logger
 
     /// The actions `file` holds; a line that does not read is logged and left out.
@@ -38,7 +28,7 @@ final class RetainedActions {
         }
         var reader = JSONReader()
         for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
-            let entry = Array(line).withUnsafeBytes { bytes in (try? reader.parse(bytes)).flatMap { Entry(json: $0.root) } }
+            let entry = Array(line).withUnsafeBytes { bytes in (try? reader.parse(bytes)).flatMap { RetainedAction(json: $0.root) } }
             guard let entry else {
                 logger.warning("retained actions \(file), line \(number + 1): not an action this host wrote; left out")
                 continue
@@ -47,15 +37,15 @@ final class RetainedActions {
         }
     }
 
-    func append(_ entry: Entry) {
+    func append(_ entry: RetainedAction) {
         entries.append(entry)
         save()
     }
 
     /// Calls `body` on each entry, oldest first, keeps those for which it
     /// says true, and saves them when any went.
-    func keep(where body: (Entry) -> Bool) {
-        var kept: [Entry] = []
+    func keep(where body: (RetainedAction) -> Bool) {
+        var kept: [RetainedAction] = []
         for entry in entries where body(entry) { kept.append(entry) }
         guard kept.count != entries.count else { return }
         entries = kept
@@ -70,34 +60,5 @@ final class RetainedActions {
         } catch {
             logger.error("retained actions: \(error); they are kept for this run only")
         }
-    }
-}
-
-extension RetainedActions.Entry {
-    init?(json root: JSONValue) {
-        guard root.kind == .object,
-            let event = try? ActionEvent(record: root),
-            let target = root.member(named: "target"), target.kind == .string,
-            let since = root.member(named: "retained_at"), since.kind == .number, let retainedAt = Double(since.text),
-            let source = root.member(named: "source").flatMap(RecordSource.init(json:)),
-            let message = root.member(named: "message"), message.kind == .object,
-            let stored = StoredMessage(line: Array(message.rawBytes))
-        else { return nil }
-        self.init(event: event, target: target.text, retainedAt: retainedAt, source: source, message: stored)
-    }
-
-    func append(to bytes: inout [UInt8]) {
-        var line = JSONLine(appendingTo: &bytes)
-        line.string("id", event.id)
-        line.string("action", event.action)
-        line.string("input", event.input)
-        line.string("target", target)
-        line.key("retained_at")
-        line.bytes.append(contentsOf: String(retainedAt).utf8)
-        line.key("source")
-        source.appendJSON(to: &line.bytes)
-        line.key("message")
-        line.bytes.append(contentsOf: message.line)
-        bytes = line.finished()
     }
 }

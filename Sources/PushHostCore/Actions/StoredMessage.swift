@@ -2,6 +2,9 @@
 /// ``DeliveredStore``): its id, its source, and its record as it came, with
 /// the flags it was read under, or as the host rewrote it (normalized).
 struct StoredMessage {
+    /// The target key a line without `target_key` was read with (`--target-key`'s default).
+    static let defaultTargetKey = "rx_gcm_key_target"
+
     /// The store's line, compact JSON without its newline.
     let line: [UInt8]
     let id: String
@@ -23,7 +26,7 @@ struct StoredMessage {
             let normalized = root.member(named: "normalized")
             guard let record = normalized ?? root.member(named: "record"), record.kind == .object else { return nil }
             let platform = root.member(named: "platform").flatMap { Platform(rawValue: $0.text) }
-            let targetKey = root.member(named: "target_key")?.text ?? RunOptions().targetKey
+            let targetKey = root.member(named: "target_key")?.text ?? Self.defaultTargetKey
             let start = record.rawBytes.baseAddress! - bytes.baseAddress!
             return (id.text, source, platform, targetKey, normalized != nil, start..<start + record.rawBytes.count)
         }

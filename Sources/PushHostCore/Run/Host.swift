@@ -45,7 +45,9 @@ package final class Host {
         do {
             _ = Interceptors(plugins: plugins, logger: logger)
             let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
-            let actions = try Actions(plugins: plugins, directory: tokens.directory, options: options, journal: journal, logger: logger)
+            let actions = try Actions(
+                plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
+                platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger)
             pipeline = Pipeline(
                 dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
                 route: UIRoute(plugins: plugins, journal: journal), app: app, actions: actions, report: report, options: options,

@@ -1,7 +1,7 @@
 /// The flags of `pushhost run` that shape how records are read and dispatched.
 package struct RunOptions: Sendable {
     /// The data key holding a message's target (`--target-key`).
-    package var targetKey = "rx_gcm_key_target"
+    package var targetKey = StoredMessage.defaultTargetKey
     /// The platform whose FCM v1 block is merged over the common fields (`--platform`).
     package var platform: Platform?
     /// The longest record accepted, in bytes (`--max-bytes`).

@@ -8,7 +8,7 @@ import Testing
     /// message travels, then the run that joins them.
     static let order = [
         "System", "JSON", "Intake", "Message", "State", "Plugins",
-        "Interceptors", "DataStage", "UIRoute", "AppState", "Actions", "Report", "Run",
+        "Interceptors", "DataStage", "UIRoute", "AppState", "Report", "Actions", "Run",
     ]
 
     static let library = URL(fileURLWithPath: #filePath)
