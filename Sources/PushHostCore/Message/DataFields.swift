@@ -25,27 +25,24 @@ struct DataFields {
     /// Scans `parts` (objects of `root`'s record), looking for `targetKey`,
     /// and with `android` for the android data keys too.
     init(_ parts: MessageLayout.Parts<2>, in root: JSONValue, targetKey: UnsafeRawBufferPointer, android: Bool) {
-        for part in parts {
+        // Later parts first, each field taken where first found.
+        for part in parts.reversed() {
             guard case .object(let index, let withoutAPS) = part else { continue }
             let object = root.at(index)
-            var found = DataFields()
             var position = object.index + 1
             let end = object.subtreeEnd
             while position < end {
                 let key = JSONValue(tape: root.tape, input: root.input, index: position)
                 let value = Int32(truncatingIfNeeded: position + 1)
                 if key.isEscaped {
-                    key.textBytes.withUnsafeBytes { found.note($0, value, targetKey, android, withoutAPS) }
+                    key.textBytes.withUnsafeBytes { note($0, value, targetKey, android, withoutAPS) }
                 } else {
-                    found.note(key.rawBytes, value, targetKey, android, withoutAPS)
+                    note(key.rawBytes, value, targetKey, android, withoutAPS)
                 }
                 position = Int(root.tape[position + 1].next)
             }
-            take(found)
         }
     }
-
-    private init() {}
 
     /// Whether these fields may make a notification of their own: actions,
     /// or a field of android data that the notification shows.
@@ -81,20 +78,5 @@ struct DataFields {
             claim(&imageURL, "imageUrl")
         default: break
         }
-    }
-
-    /// Takes each field that `later`, a later part, found.
-    private mutating func take(_ later: DataFields) {
-        func merge(_ field: inout Int32, _ found: Int32) {
-            if found >= 0 { field = found }
-        }
-        merge(&target, later.target)
-        merge(&actions, later.actions)
-        merge(&click, later.click)
-        merge(&title, later.title)
-        merge(&body, later.body)
-        merge(&imageURL, later.imageURL)
-        merge(&iconURL, later.iconURL)
-        merge(&type, later.type)
     }
 }
