@@ -33,7 +33,10 @@ package final class Message: @unchecked Sendable {
     private(set) var target: Int32 = -1
     /// Whether the bytes the message reads are a normalized message, as
     /// `normalizedJSON()` writes it: after a rewrite, or `load(normalized:)`.
-    private(set) package var isNormalizedForm = false
+    package var isNormalizedForm: Bool { normalized }
+    /// `isNormalizedForm`, stored privately so that writing it on the hot
+    /// path needs no dynamic exclusivity check.
+    private var normalized = false
     private var input: UnsafePointer<UInt8>?
     private var tape: UnsafePointer<JSONToken>?
     private var owned: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
@@ -63,14 +66,19 @@ package final class Message: @unchecked Sendable {
     /// are not in normalized form rewrites itself (see ``isNormalizedForm``).
     package func load(_ document: JSONDocument, members: RootMembers, source: RecordSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
         borrow(document, source: source)
-        isNormalizedForm = false
-        var layout = MessageLayout(root: document.root, members: members, platform: platform)
-        let fields = DataFields(layout.data, in: document.root, targetKey: targetKey, android: layout.isAndroidData)
+        normalized = false
+        let shape = MessageLayout(root: document.root, members: members, platform: platform)
+        let fields = DataFields(shape.data, in: document.root, targetKey: targetKey, android: shape.isAndroidData)
         var rewrite: ActionsRewrite?
-        if !layout.notification.isEmpty || fields.mayMakeNotification {
-            rewrite = layout.addRichFields(fields, in: document.root)
+        if !shape.notification.isEmpty || fields.mayMakeNotification {
+            // A copy to complete: a mutating access to the stored layout
+            // would cost every message a dynamic exclusivity check.
+            var rich = shape
+            rewrite = rich.addRichFields(fields, in: document.root)
+            layout = rich
+        } else {
+            layout = shape
         }
-        self.layout = layout
         dataObject = layout.data.singleObject
         target = -1
         if fields.target >= 0, case let kind = document.root.at(fields.target).kind, kind == .string || kind == .number {
@@ -92,6 +100,7 @@ package final class Message: @unchecked Sendable {
     package static let normalizedMaxDepth = 65
 
     /// Points the message at `document`'s storage.
+    @inline(__always)
     private func borrow(_ document: JSONDocument, source: RecordSource) {
         self.source = source
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -102,7 +111,7 @@ package final class Message: @unchecked Sendable {
 
     /// Reads the normalized message at `root` of the storage the message has.
     private func readNormalized(_ root: JSONValue) {
-        isNormalizedForm = true
+        normalized = true
         layout = MessageLayout(normalized: root)
         dataObject = layout.data.singleObject
         target = root.member(named: "target", kind: .string)?.tapeIndex ?? -1
