@@ -68,9 +68,9 @@ package final class Message: @unchecked Sendable {
         borrow(document, source: source)
         normalized = false
         let shape = MessageLayout(root: document.root, members: members, platform: platform)
-        let fields = DataFields(shape.data, in: document.root, targetKey: targetKey, android: shape.isAndroidData)
+        let fields = DataFields(shape.data, in: document.root, targetKey: targetKey)
         var rewrite: ActionsRewrite?
-        if !shape.notification.isEmpty || fields.mayMakeNotification {
+        if !shape.notification.isEmpty || fields.actions >= 0 || shape.isAndroidData {
             // A copy to complete: a mutating access to the stored layout
             // would cost every message a dynamic exclusivity check.
             var rich = shape

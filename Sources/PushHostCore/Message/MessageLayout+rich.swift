@@ -11,10 +11,11 @@ enum ActionsRewrite {
 /// `click` and `style`, from wherever the payload's shape states them.
 extension MessageLayout {
     /// Completes the notification with the fields the payload states
-    /// outside it or under other names (`fields`, found in `data`), placed
+    /// outside it or under other names (in `data`: `fields`, and android
+    /// data's `title`, `body`, `imageUrl`, `iconUrl`, `type`), placed
     /// before the notification's own parts so that those win, and with its
     /// `style`, last. Data-only messages stay without a notification unless
-    /// `fields` hold actions or android data that make one.
+    /// data's actions or android data make one.
     ///
     /// - Returns: how to rewrite the actions when the ones the message shows
     ///   are not in normalized form; nil when they are, or there are none.
@@ -30,12 +31,18 @@ extension MessageLayout {
             if index >= 0 { extra.append(.member(field, index)) }
         }
 
+        /// The member `key` of data when it is a string, else -1.
+        func dataString(_ key: StaticString) -> Int32 {
+            guard let value = data.member(key, in: root), value.kind == .string else { return -1 }
+            return value.tapeIndex
+        }
+
         // Fields of android data, each only where the notification lacks it.
         if isAndroidData {
-            add(.title, string(fields.title))
-            add(.body, string(fields.body))
-            add(.image, string(fields.imageURL))
-            add(.icon, string(fields.iconURL))
+            add(.title, dataString("title"))
+            add(.body, dataString("body"))
+            add(.image, dataString("imageUrl"))
+            add(.icon, dataString("iconUrl"))
         }
 
         // The notification's own actions, else data's.
@@ -71,7 +78,7 @@ extension MessageLayout {
         var merged = extra
         merged.append(contentsOf: stated)
         let style = stated.member("style", in: root).flatMap(NotificationStyle.init(naming:))
-            ?? (isAndroidData && fields.type >= 0 ? NotificationStyle(naming: root.at(fields.type)) : nil)
+            ?? (isAndroidData ? data.member("type", in: root).flatMap(NotificationStyle.init(naming:)) : nil)
             ?? (merged.member("image", in: root).map { $0.kind != .null } == true ? .image : .plain)
         merged.append(style.part)
         notification = merged
