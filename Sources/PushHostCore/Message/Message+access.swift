@@ -67,15 +67,16 @@ extension Message {
                 // The common case: data is one object, taken whole.
                 found = value(dataObject).member(named: key)
             } else {
-                let parts = isData ? layout.data : layout.notification
                 // A message always has data (maybe empty); a data-only one has no notification.
-                guard !parts.isEmpty else { return isData && segments.isAtEnd ? arena.copy("{}") : nil }
+                guard isData ? !layout.data.isEmpty : !layout.notification.isEmpty else {
+                    return isData && segments.isAtEnd ? arena.copy("{}") : nil
+                }
                 guard let key = segments.next() else {
                     arena.scratch.removeAll(keepingCapacity: true)
-                    appendMerged(parts, to: &arena.scratch)
+                    if isData { appendMerged(layout.data, to: &arena.scratch) } else { appendMerged(layout.notification, to: &arena.scratch) }
                     return arena.copyScratch()
                 }
-                found = Self.lookup(parts, key: key, in: root)
+                found = isData ? layout.data.member(key, in: root) : layout.notification.member(key, in: root)
             }
             while let segment = segments.next() { found = found?.child(segment) }
             guard let found, found.kind != .null else { return nil }

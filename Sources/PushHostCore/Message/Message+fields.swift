@@ -39,6 +39,12 @@ extension Message {
 
     /// Appends `normalizedJSON()`.
     func appendNormalizedJSON(to bytes: inout [UInt8]) {
+        appendNormalizedJSON(to: &bytes, actions: nil)
+    }
+
+    /// Appends `normalizedJSON()`, with `actions` in place of the
+    /// notification's when given.
+    func appendNormalizedJSON(to bytes: inout [UInt8], actions: ActionsOverride?) {
         var line = JSONLine(appendingTo: &bytes)
         line.key("id")
         appendIDJSON(to: &line.bytes)
@@ -52,7 +58,7 @@ extension Message {
         if layout.notification.isEmpty {
             line.bytes.append(contentsOf: "null".utf8)
         } else {
-            appendMerged(layout.notification, to: &line.bytes)
+            appendMerged(layout.notification, to: &line.bytes, actions: actions)
         }
         line.key("data")
         appendMerged(layout.data, to: &line.bytes)
@@ -89,9 +95,21 @@ extension Message {
         if layout.topicHasPrefix { bytes.removeSubrange(start..<min(bytes.count, start + "/topics/".utf8.count)) }
     }
 
+    /// What the normalized JSON shows for the notification's actions, in
+    /// place of the members named `actions` its parts give.
+    enum ActionsOverride {
+        /// This value (of another document).
+        case replace(JSONValue)
+        /// None: the member is left out.
+        case remove
+    }
+
     /// Appends the object merged from `parts` (a later part's member
-    /// replacing an earlier one of the same key, in first-seen order).
-    func appendMerged(_ parts: MessageLayout.Parts, to bytes: inout [UInt8]) {
+    /// replacing an earlier one of the same key, in first-seen order), with
+    /// `actions` in place of any member named `actions` when given.
+    func appendMerged<let capacity: Int>(
+        _ parts: MessageLayout.Parts<capacity>, to bytes: inout [UInt8], actions: ActionsOverride? = nil
+    ) {
         var members = MergedMembers(expected: parts.reduce(0) { total, part in
             if case .object(let index, _) = part { total + value(index).count } else { total + 1 }
         })
@@ -99,10 +117,22 @@ extension Message {
             switch part {
             case .object(let index, let withoutAPS):
                 for (key, value) in self.value(index).members {
-                    if !(withoutAPS && key.isString("aps")) { members.add(key: key, value: value) }
+                    if withoutAPS && key.isString("aps") { continue }
+                    if let actions, key.isString("actions") {
+                        if case .replace(let replacement) = actions { members.add(key: key, value: replacement) }
+                        continue
+                    }
+                    members.add(key: key, value: value)
                 }
             case .member(let field, let index):
-                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), value(index))
+                var value = value(index)
+                if let actions, field == .actions {
+                    guard case .replace(let replacement) = actions else { continue }
+                    value = replacement
+                }
+                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), value)
+            case .constant(let field, let index):
+                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), LayoutConstants.value(index))
             }
         }
         members.append(to: &bytes)

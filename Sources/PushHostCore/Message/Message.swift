@@ -31,6 +31,12 @@ package final class Message: @unchecked Sendable {
     private(set) var dataObject: Int32 = -1
     /// The tape index of the target, or -1.
     private(set) var target: Int32 = -1
+    /// Whether the bytes the message reads are a normalized message, as
+    /// `normalizedJSON()` writes it: after a rewrite, or `load(normalized:)`.
+    package var isNormalizedForm: Bool { normalized }
+    /// `isNormalizedForm`, stored privately so that writing it on the hot
+    /// path needs no dynamic exclusivity check.
+    private var normalized = false
     private var input: UnsafePointer<UInt8>?
     private var tape: UnsafePointer<JSONToken>?
     private var owned: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
@@ -56,20 +62,88 @@ package final class Message: @unchecked Sendable {
     }
 
     /// Points the message at a parsed push payload whose telling root
-    /// members are `members`, borrowing its storage.
+    /// members are `members`, borrowing its storage. A message whose actions
+    /// are not in normalized form rewrites itself (see ``isNormalizedForm``).
     package func load(_ document: JSONDocument, members: RootMembers, source: RecordSource, platform: Platform?, targetKey: UnsafeRawBufferPointer) {
+        borrow(document, source: source)
+        normalized = false
+        let shape = MessageLayout(root: document.root, members: members, platform: platform)
+        let fields = DataFields(shape.data, in: document.root, targetKey: targetKey)
+        var rewrite: ActionsRewrite?
+        if !shape.notification.isEmpty || fields.actions >= 0 || shape.isAndroidData {
+            // A copy to complete: a mutating access to the stored layout
+            // would cost every message a dynamic exclusivity check.
+            var rich = shape
+            rewrite = rich.addRichFields(fields, in: document.root)
+            layout = rich
+        } else {
+            layout = shape
+        }
+        dataObject = layout.data.singleObject
+        target = -1
+        if fields.target >= 0, case let kind = document.root.at(fields.target).kind, kind == .string || kind == .number {
+            target = fields.target
+        }
+        if let rewrite { rewriteNormalized(rewrite) }
+    }
+
+    /// Points the message at a parsed normalized message, as
+    /// `normalizedJSON()` writes it, borrowing its storage: every field
+    /// reads as it did for the message that wrote it; `source` is this one.
+    package func load(normalized document: JSONDocument, source: RecordSource) {
+        borrow(document, source: source)
+        readNormalized(document.root)
+    }
+
+    /// The maximum depth for parsing a normalized message: one more than a
+    /// record's, as a bare record's root is the normalized message's `data`.
+    package static let normalizedMaxDepth = 65
+
+    /// Points the message at `document`'s storage.
+    @inline(__always)
+    private func borrow(_ document: JSONDocument, source: RecordSource) {
         self.source = source
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
         inputCount = document.input.count
         tape = document.tape.baseAddress!
         tapeCount = document.tape.count
-        let layout = MessageLayout(root: document.root, members: members, platform: platform)
-        self.layout = layout
+    }
+
+    /// Reads the normalized message at `root` of the storage the message has.
+    private func readNormalized(_ root: JSONValue) {
+        normalized = true
+        layout = MessageLayout(normalized: root)
         dataObject = layout.data.singleObject
-        target = -1
-        if let value = Self.lookup(layout.data, key: targetKey, in: document.root), value.kind == .string || value.kind == .number {
-            target = value.tapeIndex
+        target = root.member(named: "target", kind: .string)?.tapeIndex ?? -1
+    }
+
+    /// Rewrites the message as its normalized JSON with its actions in
+    /// normalized form, into storage of its own, and reads that from now on.
+    private func rewriteNormalized(_ actions: ActionsRewrite) {
+        var reader = JSONReader(maxDepth: Self.normalizedMaxDepth)
+        var bytes: [UInt8] = []
+        switch actions {
+        case .remove:
+            appendNormalizedJSON(to: &bytes, actions: .remove)
+        case .replace(let array):
+            array.withUnsafeBytes { array in
+                // The array was written by NotificationActions: valid JSON.
+                let document = try! reader.parse(array)
+                appendNormalizedJSON(to: &bytes, actions: .replace(document.root))
+            }
         }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+        let tokens = UnsafeMutableBufferPointer<JSONToken>.allocate(capacity: bytes.count)
+        // Written by appendNormalizedJSON from a valid record: valid JSON.
+        let document = try! reader.parse(UnsafeRawBufferPointer(storage), into: tokens.baseAddress!)
+        if let owned {
+            owned.input.deallocate()
+            owned.tape.deallocate()
+        }
+        owned = (storage, tokens)
+        borrow(document, source: source)
+        readNormalized(document.root)
     }
 
     /// Copies the borrowed bytes and tape, so the message outlives the input buffer.
@@ -99,6 +173,12 @@ package final class Message: @unchecked Sendable {
         }
         input = nil
         tape = nil
+    }
+
+    /// The bytes the message reads: the record, or its normalized rewrite;
+    /// valid until `reset()`.
+    package var recordBytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: input, count: inputCount)
     }
 
     /// The root of the record.
@@ -162,21 +242,5 @@ package final class Message: @unchecked Sendable {
                 return body(message, &handed)
             }
         }
-    }
-
-    /// The member `key` of the merged `parts`, the last part that has it winning.
-    static func lookup(_ parts: MessageLayout.Parts, key: UnsafeRawBufferPointer, in root: JSONValue) -> JSONValue? {
-        for part in parts.reversed() {
-            switch part {
-            case .object(let index, let withoutAPS):
-                if withoutAPS && key.equals("aps") { continue }
-                if let value = root.at(index).member(named: key) { return value }
-            case .member(let field, let index):
-                if key.equals(field.name) {
-                    return root.at(index)
-                }
-            }
-        }
-        return nil
     }
 }

@@ -59,6 +59,7 @@ extension MessageLayout {
             notification.append(.object(object.tapeIndex, withoutAPS: false))
         }
         let block = platform.flatMap { message.member(named: $0.blockName, kind: .object) }
+        isAndroidData = platform == .android
         switch (platform, block) {
         case (.android?, let android?):
             // android.data, when present, replaces message.data.
@@ -77,6 +78,7 @@ extension MessageLayout {
             if let object = webpush.member(named: "notification", kind: .object) {
                 notification.append(.object(object.tapeIndex, withoutAPS: false))
             }
+            platformLink = webpush.member(named: "fcm_options", kind: .object)?.stringIndex("link") ?? -1
             let headers = webpush.member(named: "headers", kind: .object)
             statedPriority = headers?.member(named: "Urgency", kind: .string).map {
                 $0.isString("high", ignoringCase: true) ? .high : .normal
@@ -90,6 +92,7 @@ extension MessageLayout {
                 data.append(.object(payload.tapeIndex, withoutAPS: true))
                 if let aps = payload.member(named: "aps", kind: .object) { readAPS(aps) }
             }
+            platformImage = apns.member(named: "fcm_options", kind: .object)?.stringIndex("image") ?? -1
             let headers = apns.member(named: "headers", kind: .object)
             statedPriority = headers?.member(named: "apns-priority", kind: .string).map { $0.isString("10") ? .high : .normal }
             collapseKey = headers?.scalarIndex("apns-collapse-id") ?? -1
@@ -109,7 +112,7 @@ extension MessageLayout {
             default: break
             }
         }
-        for field: APSField in [.badge, .sound, .category, .threadID] {
+        for field: Field in [.badge, .sound, .category, .threadID] {
             if let value = aps.member(named: field.name), value.kind != .null { notification.append(.member(field, value.tapeIndex)) }
         }
         if let flag = aps.member(named: "content-available"), flag.kind == .number, flag.rawBytes.elementsEqual("1".utf8) {
@@ -142,6 +145,11 @@ extension JSONValue {
     func member(named name: StaticString, kind: JSONKind) -> JSONValue? {
         guard let value = member(named: name), value.kind == kind else { return nil }
         return value
+    }
+
+    /// The tape index of member `name` when it is a string, else -1.
+    func stringIndex(_ name: StaticString) -> Int32 {
+        member(named: name, kind: .string)?.tapeIndex ?? -1
     }
 
     /// The tape index of member `name` when it is a string or a number, else -1.

@@ -63,15 +63,15 @@ func normalize(
             """#),
         Case("notification only: data is an empty object", #"{"notification":{"title":"T","body":"B"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T","body":"B"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","body":"B","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("notification and data", #"{"notification":{"title":"T","image":"i.png"},"data":{"k":"v"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T","image":"i.png"},"data":{"k":"v"},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","image":"i.png","style":"image"},"data":{"k":"v"},"topic":null,"collapse_key":null}
             """#),
         Case("empty notification object still counts as a notification", #"{"notification":{}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("priority high, data only", #"{"priority":"high","data":{"k":"v"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
@@ -79,7 +79,7 @@ func normalize(
             """#),
         Case("priority high, with notification", #"{"priority":"high","notification":{"title":"T"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("priority normal, data only", #"{"priority":"normal","data":{"k":"v"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
@@ -87,7 +87,7 @@ func normalize(
             """#),
         Case("priority normal, with notification", #"{"priority":"normal","notification":{"title":"T"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("priority absent, data only: normal", #"{"data":{"k":"v","n":1}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
@@ -95,7 +95,7 @@ func normalize(
             """#),
         Case("priority absent, with notification: high", #"{"notification":{"title":"T"},"data":{"k":"v"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{"k":"v"},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{"k":"v"},"topic":null,"collapse_key":null}
             """#),
         Case("priority compared case-sensitively: HIGH is normal", #"{"priority":"HIGH","data":{"k":"v"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
@@ -103,11 +103,11 @@ func normalize(
             """#),
         Case("unknown priority string is normal, even with notification", #"{"priority":"urgent","notification":{"title":"T"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("priority that is not a string counts as absent", #"{"priority":10,"notification":{"title":"T"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("content_available true", #"{"content_available":true,"data":{}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":true,\#
@@ -205,7 +205,7 @@ func normalize(
             """#),
         Case("data that is not an object: data is empty", #"{"data":"x","notification":{"title":"T"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("data array alone is still GCM, with empty data", #"{"data":[1,2]}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
@@ -217,14 +217,14 @@ func normalize(
             "notification":{"title":"Goal","body":"1-0","sound":"default"},"data":{"rx_gcm_key_target":"a","minute":"12"}}
             """#, #"""
             {"id":"g-1","target":"a","format":"gcm","priority":"high","content_available":true,\#
-            "notification":{"title":"Goal","body":"1-0","sound":"default"},"data":{"rx_gcm_key_target":"a","minute":"12"},\#
+            "notification":{"title":"Goal","body":"1-0","sound":"default","style":"default"},"data":{"rx_gcm_key_target":"a","minute":"12"},\#
             "topic":"news","collapse_key":"score"}
             """#),
         Case("whitespace is dropped, values kept byte for byte", #"""
              { "data" : { "k" : [ 1 , 2.50 , "a b" ] , "e" : { } } , "notification" : { "title" : " T " } }
             """#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":" T "},"data":{"k":[1,2.50,"a b"],"e":{}},"topic":null,"collapse_key":null}
+            "notification":{"title":" T ","style":"default"},"data":{"k":[1,2.50,"a b"],"e":{}},"topic":null,"collapse_key":null}
             """#),
     ]
 
@@ -249,23 +249,23 @@ func normalize(
     static let fcmV1: [Case] = [
         Case("every block, no platform: the common fields only", v1, #"""
             {"id":"projects/p/messages/7","target":"a","format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"T","body":"B","image":"https://x/i.png"},"data":{"rx_gcm_key_target":"a","k":"common"},\#
+            "notification":{"title":"T","body":"B","image":"https://x/i.png","style":"image"},"data":{"rx_gcm_key_target":"a","k":"common"},\#
             "topic":"news","collapse_key":null}
             """#),
         Case("every block, android", platform: .android, v1, #"""
             {"id":"projects/p/messages/7","target":"b","format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"AT","body":"B","image":"https://x/i.png","channel_id":"c1"},\#
+            "notification":{"title":"AT","body":"B","image":"https://x/i.png","channel_id":"c1","style":"image"},\#
             "data":{"rx_gcm_key_target":"b","k":"android"},"topic":"news","collapse_key":"ck"}
             """#),
         Case("every block, apns (six notification sources)", platform: .apns, v1, #"""
             {"id":"projects/p/messages/7","target":"c","format":"fcm-v1","priority":"normal","content_available":true,\#
             "notification":{"title":"IT","body":"B","image":"https://x/i.png","subtitle":"IS","badge":3,"sound":"ping.caf",\#
-            "category":"C","thread-id":"th"},\#
+            "category":"C","thread-id":"th","style":"image"},\#
             "data":{"rx_gcm_key_target":"c","k":"common","extra":"ios"},"topic":"news","collapse_key":"ac"}
             """#),
         Case("every block, webpush", platform: .webpush, v1, #"""
             {"id":"projects/p/messages/7","target":null,"format":"fcm-v1","priority":"normal","content_available":false,\#
-            "notification":{"title":"T","body":"WB","image":"https://x/i.png","icon":"i.png"},\#
+            "notification":{"title":"T","body":"WB","image":"https://x/i.png","icon":"i.png","style":"image"},\#
             "data":{"k":"web"},"topic":"news","collapse_key":"wt"}
             """#),
         Case("data only to a token: no id, no topic, normal", #"{"message":{"token":"tok","data":{"k":"v"}}}"#, #"""
@@ -274,7 +274,7 @@ func normalize(
             """#),
         Case("notification only: empty data", #"{"message":{"topic":"t","notification":{"title":"T"}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":"t","collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":"t","collapse_key":null}
             """#),
         Case("name as a number becomes a string", #"{"message":{"name":7,"data":{}}}"#, #"""
             {"id":"7","target":null,"format":"fcm-v1","priority":"normal","content_available":false,\#
@@ -295,7 +295,7 @@ func normalize(
         Case("android: block without data keeps the common data", platform: .android,
              #"{"message":{"data":{"rx_gcm_key_target":"a"},"android":{"priority":"normal","notification":{"body":"AB"}}}}"#, #"""
             {"id":"stdin-1","target":"a","format":"fcm-v1","priority":"normal","content_available":false,\#
-            "notification":{"body":"AB"},"data":{"rx_gcm_key_target":"a"},"topic":null,"collapse_key":null}
+            "notification":{"body":"AB","style":"default"},"data":{"rx_gcm_key_target":"a"},"topic":null,"collapse_key":null}
             """#),
         Case("android: data replaces, never merges", platform: .android,
              #"{"message":{"data":{"a":"1","b":"2"},"android":{"data":{"b":"3"}}}}"#, #"""
@@ -310,12 +310,12 @@ func normalize(
         Case("android: notification merged over the common one, in first-seen order", platform: .android,
              #"{"message":{"notification":{"title":"T","body":"B"},"android":{"notification":{"icon":"i","body":"AB","title":"AT"}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"AT","body":"AB","icon":"i"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"AT","body":"AB","icon":"i","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("android: notification only in the block", platform: .android,
              #"{"message":{"android":{"notification":{"title":"AT"}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"AT"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"AT","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("android: priority high on a data message", platform: .android,
              #"{"message":{"data":{"k":"v"},"android":{"priority":"high"}}}"#, #"""
@@ -325,7 +325,7 @@ func normalize(
         Case("android: priority NORMAL (any case) on a notification", platform: .android,
              #"{"message":{"notification":{"title":"T"},"android":{"priority":"NORMAL"}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"normal","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("android: collapse_key as a number", platform: .android,
              #"{"message":{"data":{},"android":{"collapse_key":5}}}"#, #"""
@@ -354,12 +354,12 @@ func normalize(
         Case("apns: string alert replaces the common body", platform: .apns,
              #"{"message":{"notification":{"title":"T","body":"B"},"apns":{"payload":{"aps":{"alert":"AB"}}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"T","body":"AB"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","body":"AB","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("apns: aps without a common notification", platform: .apns,
              #"{"message":{"data":{"k":"v"},"apns":{"payload":{"aps":{"badge":1}}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"badge":1},"data":{"k":"v"},"topic":null,"collapse_key":null}
+            "notification":{"badge":1,"style":"default"},"data":{"k":"v"},"topic":null,"collapse_key":null}
             """#),
         Case("apns: apns-priority 10 on a data message is high", platform: .apns,
              #"{"message":{"data":{"k":"v"},"apns":{"headers":{"apns-priority":"10"}}}}"#, #"""
@@ -369,12 +369,12 @@ func normalize(
         Case("apns: apns-priority 5 on a notification is normal", platform: .apns,
              #"{"message":{"notification":{"title":"T"},"apns":{"headers":{"apns-priority":"5"}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"normal","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("apns: apns-priority as a number counts as absent", platform: .apns,
              #"{"message":{"notification":{"title":"T"},"apns":{"headers":{"apns-priority":5}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("apns: content-available background push", platform: .apns,
              #"{"message":{"data":{"k":"v"},"apns":{"headers":{"apns-priority":"5"},"payload":{"aps":{"content-available":1}}}}}"#, #"""
@@ -394,7 +394,7 @@ func normalize(
         Case("webpush: data replaces, notification merges", platform: .webpush,
              #"{"message":{"data":{"a":"1"},"notification":{"title":"T"},"webpush":{"data":{"w":"2"},"notification":{"title":"WT","icon":"i"}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"WT","icon":"i"},"data":{"w":"2"},"topic":null,"collapse_key":null}
+            "notification":{"title":"WT","icon":"i","style":"default"},"data":{"w":"2"},"topic":null,"collapse_key":null}
             """#),
         Case("webpush: block without data keeps the common data", platform: .webpush,
              #"{"message":{"data":{"rx_gcm_key_target":"a"},"webpush":{"headers":{"Urgency":"high"}}}}"#, #"""
@@ -404,7 +404,7 @@ func normalize(
         Case("webpush: Urgency low on a notification is normal", platform: .webpush,
              #"{"message":{"notification":{"title":"T"},"webpush":{"headers":{"Urgency":"low"}}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"normal","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("webpush: Urgency value in any case", platform: .webpush,
              #"{"message":{"data":{},"webpush":{"headers":{"Urgency":"HIGH"}}}}"#, #"""
@@ -434,23 +434,23 @@ func normalize(
         Case("string alert, badge, sound, category, thread-id; other keys are data",
              #"{"aps":{"alert":"Hello","badge":2,"sound":"default","category":"MSG","thread-id":"t1"},"rx_gcm_key_target":"a","order":17}"#, #"""
             {"id":"stdin-1","target":"a","format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"Hello","badge":2,"sound":"default","category":"MSG","thread-id":"t1"},\#
+            "notification":{"body":"Hello","badge":2,"sound":"default","category":"MSG","thread-id":"t1","style":"default"},\#
             "data":{"rx_gcm_key_target":"a","order":17},"topic":null,"collapse_key":null}
             """#),
         Case("object alert with title, subtitle, body; content-available 1",
              #"{"aps":{"alert":{"title":"T","subtitle":"S","body":"B"},"content-available":1,"mutable-content":1},"k":"v"}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":true,\#
-            "notification":{"title":"T","subtitle":"S","body":"B"},"data":{"k":"v"},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","subtitle":"S","body":"B","style":"default"},"data":{"k":"v"},"topic":null,"collapse_key":null}
             """#),
         Case("object alert keeps its other keys",
              #"{"aps":{"alert":{"title-loc-key":"K","loc-args":["a"],"launch-image":"l.png"}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"title-loc-key":"K","loc-args":["a"],"launch-image":"l.png"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title-loc-key":"K","loc-args":["a"],"launch-image":"l.png","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("aps fields in the fixed order alert, badge, sound, category, thread-id",
              #"{"aps":{"thread-id":"t1","category":"MSG","sound":"s","badge":1,"alert":"A"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"A","badge":1,"sound":"s","category":"MSG","thread-id":"t1"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"body":"A","badge":1,"sound":"s","category":"MSG","thread-id":"t1","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("background only: no notification, normal",
              #"{"aps":{"content-available":1},"k":"v"}"#, #"""
@@ -460,7 +460,7 @@ func normalize(
         Case("content-available 0 is false",
              #"{"aps":{"content-available":0,"badge":0}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"badge":0},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"badge":0,"style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("content-available true (not the number 1) is false",
              #"{"aps":{"content-available":true}}"#, #"""
@@ -470,7 +470,7 @@ func normalize(
         Case("null fields are left out; a critical-alert sound object is kept",
              #"{"aps":{"alert":null,"badge":null,"sound":{"critical":1,"name":"s.caf","volume":0.5},"category":null}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"sound":{"critical":1,"name":"s.caf","volume":0.5}},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"sound":{"critical":1,"name":"s.caf","volume":0.5},"style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("alert that is neither string nor object is ignored",
              #"{"aps":{"alert":5}}"#, #"""
@@ -484,7 +484,7 @@ func normalize(
         Case("aps wins over GCM keys, which become data",
              #"{"data":{"k":1},"aps":{"alert":"x"},"notification":"n","message_id":"m","priority":"normal"}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"x"},"data":{"data":{"k":1},"notification":"n","message_id":"m","priority":"normal"},\#
+            "notification":{"body":"x","style":"default"},"data":{"data":{"k":1},"notification":"n","message_id":"m","priority":"normal"},\#
             "topic":null,"collapse_key":null}
             """#),
         Case("aps that is not an object: bare data", #"{"aps":"x","k":1}"#, #"""
@@ -493,7 +493,7 @@ func normalize(
             """#),
         Case("target as a number", #"{"aps":{"alert":"A"},"rx_gcm_key_target":12}"#, #"""
             {"id":"stdin-1","target":"12","format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"A"},"data":{"rx_gcm_key_target":12},"topic":null,"collapse_key":null}
+            "notification":{"body":"A","style":"default"},"data":{"rx_gcm_key_target":12},"topic":null,"collapse_key":null}
             """#),
     ]
 
@@ -546,14 +546,14 @@ func normalize(
             """#),
         Case("escaped notification key", #"{"notification":{"ti\u0074le":"T","b\u006fdy":"B"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T","body":"B"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","body":"B","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("escaped GCM root keys still decide the shape and fields", #"""
             {"d\u0061ta":{"k":"v"},"n\u006ftification":{"title":"T"},"pri\u006frity":"n\u006frmal",\#
             "content_\u0061vailable":true,"\u0074o":"/topics/t","message\u005fid":"m1","collapse\u005fkey":"c"}
             """#, #"""
             {"id":"m1","target":null,"format":"gcm","priority":"normal","content_available":true,\#
-            "notification":{"title":"T"},"data":{"k":"v"},"topic":"t","collapse_key":"c"}
+            "notification":{"title":"T","style":"default"},"data":{"k":"v"},"topic":"t","collapse_key":"c"}
             """#),
         Case("escaped priority value", #"{"priority":"h\u0069gh","data":{}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
@@ -569,7 +569,7 @@ func normalize(
             {"\u0061ps":{"\u0061lert":"A","thre\u0061d-id":"t","content-\u0061vailable":1},"k":"v"}
             """#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":true,\#
-            "notification":{"body":"A","thread-id":"t"},"data":{"k":"v"},"topic":null,"collapse_key":null}
+            "notification":{"body":"A","thread-id":"t","style":"default"},"data":{"k":"v"},"topic":null,"collapse_key":null}
             """#),
         Case("escaped bare keys", #"{"\u0041":1,"tab\t":2,"\ud83d\ude00":3}"#, #"""
             {"id":"stdin-1","target":null,"format":"bare","priority":"normal","content_available":false,\#
@@ -611,12 +611,12 @@ func normalize(
         Case("custom key at the top level of APNs", targetKey: "screen",
              #"{"aps":{"alert":"A"},"screen":"s"}"#, #"""
             {"id":"stdin-1","target":"s","format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"A"},"data":{"screen":"s"},"topic":null,"collapse_key":null}
+            "notification":{"body":"A","style":"default"},"data":{"screen":"s"},"topic":null,"collapse_key":null}
             """#),
         Case("aps as the target key of an APNs payload finds nothing", targetKey: "aps",
              #"{"aps":{"alert":"A"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"A"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"body":"A","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("non-ASCII key matched through an escape", targetKey: "écran",
              #"{"\u00e9cran":"home"}"#, #"""
@@ -626,7 +626,7 @@ func normalize(
         Case("a key that is in notification, not data, is no target", targetKey: "title",
              #"{"notification":{"title":"T"},"data":{}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
     ]
 
@@ -647,7 +647,7 @@ func normalize(
         Case("repeated priority and message_id: the first ones count",
              #"{"priority":"normal","priority":"high","message_id":"a","message_id":"b","notification":{}}"#, #"""
             {"id":"a","target":null,"format":"gcm","priority":"normal","content_available":false,\#
-            "notification":{},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("repeated message, the first an object: FCM v1", #"{"message":{"data":{"k":"v"}},"message":"x"}"#, #"""
             {"id":"stdin-1","target":null,"format":"fcm-v1","priority":"normal","content_available":false,\#
@@ -661,11 +661,11 @@ func normalize(
         Case("repeated aps: the first is read, both left out of data",
              #"{"aps":{"alert":"A"},"k":1,"aps":{"alert":"B"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"body":"A"},"data":{"k":1},"topic":null,"collapse_key":null}
+            "notification":{"body":"A","style":"default"},"data":{"k":1},"topic":null,"collapse_key":null}
             """#),
         Case("repeated field inside aps: the first counts", #"{"aps":{"badge":1,"badge":2}}"#, #"""
             {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":false,\#
-            "notification":{"badge":1},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"badge":1,"style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("repeated key in data: the later value wins, at the first place",
              #"{"data":{"k":"1","j":"x","k":"2"}}"#, #"""
@@ -682,7 +682,7 @@ func normalize(
             """#),
         Case("repeated key in notification", #"{"notification":{"title":"a","title":"b"}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-            "notification":{"title":"b"},"data":{},"topic":null,"collapse_key":null}
+            "notification":{"title":"b","style":"default"},"data":{},"topic":null,"collapse_key":null}
             """#),
         Case("repeated key deeper inside data is kept as written", #"{"data":{"o":{"x":1,"x":2}}}"#, #"""
             {"id":"stdin-1","target":null,"format":"gcm","priority":"normal","content_available":false,\#
@@ -746,7 +746,7 @@ func normalize(
                 ("notification.body", "B"),
                 ("notification.title", "T"),
                 ("notification.image", nil),
-                ("notification", #"{"title":"T","body":"B"}"#),
+                ("notification", #"{"title":"T","body":"B","style":"default"}"#),
                 ("data.nested", #"[10,{"y":"deep"}]"#),
                 ("data.nested.0", "10"),
                 ("data.nested.1", #"{"y":"deep"}"#),
@@ -799,7 +799,7 @@ func normalize(
         PathCase("GCM notification only: data is {}", #"{"notification":{"title":"T"}}"#, [
             ("data", "{}"),
             ("data.k", nil),
-            ("notification", #"{"title":"T"}"#),
+            ("notification", #"{"title":"T","style":"default"}"#),
             ("notification.title", "T"),
             ("priority", "high"),
         ]),
@@ -809,7 +809,7 @@ func normalize(
             ("notification.badge", "2"),
             ("notification.thread-id", "t1"),
             ("notification.title", nil),
-            ("notification", #"{"body":"Hello","badge":2,"thread-id":"t1"}"#),
+            ("notification", #"{"body":"Hello","badge":2,"thread-id":"t1","style":"default"}"#),
             ("data.aps", nil),
             ("data.order", "17"),
             ("data", #"{"rx_gcm_key_target":7,"order":17}"#),

@@ -32,7 +32,7 @@ import Testing
             "data":{"rx_gcm_key_target":"a","minute":"12"}}
             """#, expected: #"""
             {"id":"g-1","target":"a","format":"gcm","priority":"high","content_available":true,\#
-            "notification":{"title":"Goal","body":"1-0","sound":"default"},"data":{"rx_gcm_key_target":"a","minute":"12"},\#
+            "notification":{"title":"Goal","body":"1-0","sound":"default","style":"default"},"data":{"rx_gcm_key_target":"a","minute":"12"},\#
             "topic":"news","collapse_key":"score"}
             """#),
         Case(label: "GCM legacy data to one device", platform: nil,
@@ -45,39 +45,39 @@ import Testing
              payload: #"{"notification":{"title":"T"}}"#,
              expected: #"""
                 {"id":"stdin-1","target":null,"format":"gcm","priority":"high","content_available":false,\#
-                "notification":{"title":"T"},"data":{},"topic":null,"collapse_key":null}
+                "notification":{"title":"T","style":"default"},"data":{},"topic":null,"collapse_key":null}
                 """#),
         Case(label: "GCM legacy numeric message_id", platform: nil,
              payload: #"{"message_id":42,"priority":"normal","notification":{"title":"T"},"data":{"rx_gcm_key_target":"a"}}"#,
              expected: #"""
                 {"id":"42","target":"a","format":"gcm","priority":"normal","content_available":false,\#
-                "notification":{"title":"T"},"data":{"rx_gcm_key_target":"a"},"topic":null,"collapse_key":null}
+                "notification":{"title":"T","style":"default"},"data":{"rx_gcm_key_target":"a"},"topic":null,"collapse_key":null}
                 """#),
         Case(label: "FCM v1, common fields", platform: nil, payload: v1, expected: #"""
             {"id":"projects/p/messages/7","target":"a","format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"T","body":"B","image":"https://x/i.png"},"data":{"rx_gcm_key_target":"a","k":"common"},\#
+            "notification":{"title":"T","body":"B","image":"https://x/i.png","style":"image"},"data":{"rx_gcm_key_target":"a","k":"common"},\#
             "topic":"news","collapse_key":null}
             """#),
         Case(label: "FCM v1, android", platform: "android", payload: v1, expected: #"""
             {"id":"projects/p/messages/7","target":"b","format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"AT","body":"B","image":"https://x/i.png","channel_id":"c1"},\#
+            "notification":{"title":"AT","body":"B","image":"https://x/i.png","channel_id":"c1","style":"image"},\#
             "data":{"rx_gcm_key_target":"b","k":"android"},"topic":"news","collapse_key":"ck"}
             """#),
         Case(label: "FCM v1, apns", platform: "apns", payload: v1, expected: #"""
             {"id":"projects/p/messages/7","target":"a","format":"fcm-v1","priority":"high","content_available":true,\#
-            "notification":{"title":"IT","body":"B","image":"https://x/i.png","subtitle":"IS","badge":3,"sound":"ping.caf"},\#
+            "notification":{"title":"IT","body":"B","image":"https://x/i.png","subtitle":"IS","badge":3,"sound":"ping.caf","style":"image"},\#
             "data":{"rx_gcm_key_target":"a","k":"common","extra":"ios"},"topic":"news","collapse_key":"ac"}
             """#),
         Case(label: "FCM v1, webpush", platform: "webpush", payload: v1, expected: #"""
             {"id":"projects/p/messages/7","target":null,"format":"fcm-v1","priority":"high","content_available":false,\#
-            "notification":{"title":"T","body":"WB","image":"https://x/i.png","icon":"i.png"},\#
+            "notification":{"title":"T","body":"WB","image":"https://x/i.png","icon":"i.png","style":"image"},\#
             "data":{"k":"web"},"topic":"news","collapse_key":"wt"}
             """#),
         Case(label: "FCM v1, android block without data", platform: "android",
              payload: #"{"message":{"token":"x","data":{"rx_gcm_key_target":"a"},"android":{"priority":"normal","notification":{"body":"AB"}}}}"#,
              expected: #"""
                 {"id":"stdin-1","target":"a","format":"fcm-v1","priority":"normal","content_available":false,\#
-                "notification":{"body":"AB"},"data":{"rx_gcm_key_target":"a"},"topic":null,"collapse_key":null}
+                "notification":{"body":"AB","style":"default"},"data":{"rx_gcm_key_target":"a"},"topic":null,"collapse_key":null}
                 """#),
         Case(label: "FCM v1, no block for the platform", platform: "apns",
              payload: #"{"message":{"topic":"t","data":{"k":"v"},"android":{"priority":"high"}}}"#,
@@ -89,14 +89,14 @@ import Testing
              payload: #"{"aps":{"alert":"Hello","badge":2,"sound":"default","category":"MSG","thread-id":"t1"},"rx_gcm_key_target":"a","order":17}"#,
              expected: #"""
                 {"id":"stdin-1","target":"a","format":"apns","priority":"high","content_available":false,\#
-                "notification":{"body":"Hello","badge":2,"sound":"default","category":"MSG","thread-id":"t1"},\#
+                "notification":{"body":"Hello","badge":2,"sound":"default","category":"MSG","thread-id":"t1","style":"default"},\#
                 "data":{"rx_gcm_key_target":"a","order":17},"topic":null,"collapse_key":null}
                 """#),
         Case(label: "APNs, object alert", platform: nil,
              payload: #"{"aps":{"alert":{"title":"T","subtitle":"S","body":"B"},"content-available":1,"mutable-content":1},"k":"v"}"#,
              expected: #"""
                 {"id":"stdin-1","target":null,"format":"apns","priority":"high","content_available":true,\#
-                "notification":{"title":"T","subtitle":"S","body":"B"},"data":{"k":"v"},"topic":null,"collapse_key":null}
+                "notification":{"title":"T","subtitle":"S","body":"B","style":"default"},"data":{"k":"v"},"topic":null,"collapse_key":null}
                 """#),
         Case(label: "APNs, background only", platform: nil,
              payload: #"{"aps":{"content-available":1},"k":"v"}"#,
@@ -156,7 +156,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = scratch.probeLines().filter { $0.event == "background" }
         try #require(lines.count == 2)
-        #expect(lines[0].values(paths) == ["data": "{}", "notification": #"{"title":"T"}"#, "notification.title": "T"])
+        #expect(lines[0].values(paths) == ["data": "{}", "notification": #"{"title":"T","style":"default"}"#, "notification.title": "T"])
         #expect(lines[1].values(paths) == ["data": #"{"k":"v"}"#, "notification": "NULL", "notification.title": "NULL"])
     }
 

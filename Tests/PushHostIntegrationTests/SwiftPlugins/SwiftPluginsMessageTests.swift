@@ -31,20 +31,20 @@ import Testing
     static let expected: [[String]] = [
         ["g1", "scores", "normal", "Goal", "1-0"]
             + ["12", "7", #"{"x":[1,true,null]}"#, "dotted", #"say "hi" é"#, "-", "-", "-", "-", "-"]
-            + ["1", "true", "-", "2", "-", "gcm", "false", "1", "news", #"{"title":"Goal","body":"1-0","badge":2}"#, "-"]
-            + [#"rx_gcm_key_target=scores,minute=12,n=7,nested={"x":[1,true,null]},a.b=dotted,q=say "hi" é"#, "title=Goal,body=1-0,badge=2", "6/6/false"],
+            + ["1", "true", "-", "2", "-", "gcm", "false", "1", "news", #"{"title":"Goal","body":"1-0","badge":2,"style":"default"}"#, "-"]
+            + [#"rx_gcm_key_target=scores,minute=12,n=7,nested={"x":[1,true,null]},a.b=dotted,q=say "hi" é"#, "title=Goal,body=1-0,badge=2,style=default", "6/6/false"],
         ["g2", "-", "normal", "From data", "data body"]
             + ["-", "-", #"{"x":[5]}"#, "-", "-", "-", "-", "-", "From data", "-"]
             + ["5", "-", "-", "-", "-", "gcm", "false", "2", "-", "-", "-"]
             + [#"title=From data,body=data body,sleep_ms=30,nested={"x":[5]}"#, "", "4/4/true"],
         ["projects/p/messages/7", "orders", "high", "T", "B"]
             + ["-", "-", "-", "-", "-", "-", "common", "-", "-", "-"]
-            + ["-", "-", "-", "-", "https://x/i.png", "fcm-v1", "false", "3", "-", #"{"title":"T","body":"B","image":"https://x/i.png"}"#, "-"]
-            + ["rx_gcm_key_target=orders,k=common", "title=T,body=B,image=https://x/i.png", "2/2/false"],
+            + ["-", "-", "-", "-", "https://x/i.png", "fcm-v1", "false", "3", "-", #"{"title":"T","body":"B","image":"https://x/i.png","style":"image"}"#, "-"]
+            + ["rx_gcm_key_target=orders,k=common", "title=T,body=B,image=https://x/i.png,style=image", "2/2/false"],
         ["stdin-4", "shelf", "high", "Tea", "is back"]
             + ["-", "-", "-", "-", "-", "-", "-", "17", "-", "-"]
-            + ["-", "-", "-", "3", "-", "apns", "false", "4", "-", #"{"title":"Tea","body":"is back","badge":3}"#, "-"]
-            + ["rx_gcm_key_target=shelf,order=17", "title=Tea,body=is back,badge=3", "2/2/false"],
+            + ["-", "-", "-", "3", "-", "apns", "false", "4", "-", #"{"title":"Tea","body":"is back","badge":3,"style":"default"}"#, "-"]
+            + ["rx_gcm_key_target=shelf,order=17", "title=Tea,body=is back,badge=3,style=default", "2/2/false"],
     ]
 
     /// Every message is read five ways: in its data handler (the second
