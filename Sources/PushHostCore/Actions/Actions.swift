@@ -191,9 +191,7 @@ final class Actions {
 extension Message {
     /// The ids of the notification's actions.
     var offeredActions: [String] {
-        let key: StaticString = "actions"
-        let found = Self.lookup(layout.notification, key: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), in: root)
-        guard let actions = found, actions.kind == .array else { return [] }
+        guard let actions = layout.notification.member("actions", in: root), actions.kind == .array else { return [] }
         return actions.elements.compactMap { element in
             guard let id = element.member(named: "id"), id.kind == .string else { return nil }
             return id.text

@@ -17,7 +17,8 @@ struct StoredMessage {
 
     /// The entry on `line`, or nil when it is not one the store writes.
     init?(line: [UInt8]) {
-        var reader = JSONReader()
+        // The line nests the record one level deeper.
+        var reader = JSONReader(maxDepth: Message.normalizedMaxDepth + 1)
         let fields: (String, RecordSource, Platform?, String, Bool, Range<Int>)? = line.withUnsafeBytes { bytes in
             guard let root = try? reader.parse(bytes).root, root.kind == .object,
                 let id = root.member(named: "id"), id.kind == .string,
@@ -39,7 +40,7 @@ struct StoredMessage {
     /// it was when it was delivered; nil when its record no longer reads
     /// (a store file edited by hand).
     func withMessage<R>(_ message: Message, _ body: (Message) -> R) -> R? {
-        var reader = JSONReader()
+        var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
         let bytes = Array(line[record])
         return bytes.withUnsafeBytes { bytes -> R? in
             guard let document = try? reader.parse(bytes), document.root.kind == .object else { return nil }
