@@ -15,21 +15,37 @@ import Logging
 /// previous one, which drops the oldest: the store keeps the last `limit`
 /// to `2 * limit` messages.
 ///
+/// Lines wait in a buffer and are written out once the oldest waited a
+/// second (and before a search, and at the end of the run), so a burst of
+/// messages writes only what the store keeps: the buffer drops its oldest
+/// lines once it holds `2 * limit` (or 16 MiB), and then the files, older
+/// still, are replaced. A crash loses at most the last second.
+///
 /// ```
 /// {"id":"m-101","status":"delivered","source":{"kind":"stdin","line":2},"record":{"message_id":"m-101",...}}
 /// {"id":"m-106","status":"suppressed"}
 /// ```
 ///
 /// Writing a line costs a copy of the record's bytes: no normalized JSON is
-/// built for it. Lines are buffered and written with the report's; finding
-/// a message (rare: a person acted) reads both files, newest line first.
+/// built for it. Finding a message (rare: a person acted) reads both
+/// files, newest line first.
 final class DeliveredStore {
     let limit: Int
     let current: String
     let previous: String
     private var fd: Int32
     private var lines: Int
+    /// Lines not written yet, and where each ends in `buffer`.
     private var buffer = ByteBuffer(capacity: 1 << 17)
+    private var pendingEnds: [Int] = []
+    /// Whether the buffer dropped lines, so the files hold only older ones.
+    private var filesOutdated = false
+    /// When lines were last written out (monotonic ns).
+    private var lastWrite: UInt64 = 0
+    /// How long a line may wait in the buffer: 1 s.
+    private static let writeDelay: UInt64 = 1_000_000_000
+    /// The most the buffer holds before it drops its oldest lines: 16 MiB.
+    private static let bufferedBytes = 16 << 20
     /// Where the uncommon parts of a line are built first.
     private var scratch: [UInt8] = []
     /// `,"platform":"android","target_key":"k"`: what reading a record again
@@ -61,15 +77,28 @@ final class DeliveredStore {
         } catch {
             throw SetupError("delivered store \(current): \(error)")
         }
-        lines = existing.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        lines = existing.withUnsafeBytes { Self.lineCount($0) }
         fd = try Self.open(current)
         // A line cut short by a crash ends here, so the next one starts clean.
-        if let last = existing.last, last != UInt8(ascii: "\n") { buffer.write(UInt8(ascii: "\n")) }
+        if let last = existing.last, last != UInt8(ascii: "\n") { _ = FileContents.write([UInt8(ascii: "\n")], to: fd) }
+        lastWrite = DataStage.now()
     }
 
     deinit {
-        flush()
+        write()
         close(fd)
+    }
+
+    /// How many line feeds `bytes` holds.
+    private static func lineCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard var at = bytes.baseAddress else { return 0 }
+        let end = at + bytes.count
+        var count = 0
+        while at < end, let found = memchr(at, 0x0A, end - at) {
+            count += 1
+            at = UnsafeRawPointer(found) + 1
+        }
+        return count
     }
 
     private static func open(_ path: String) throws(SetupError) -> Int32 {
@@ -145,34 +174,87 @@ final class DeliveredStore {
     }
 
     private func written() {
-        lines += 1
-        if lines >= limit {
-            rotate()
-        } else if buffer.count >= 1 << 16 {
-            flush()
+        pendingEnds.append(buffer.count)
+        if pendingEnds.count > 1 && (pendingEnds.count >= 2 * limit || buffer.count >= Self.bufferedBytes) {
+            dropOldest()
         }
     }
 
-    /// Writes out the buffered lines.
-    func flush() {
-        guard !buffer.isEmpty else { return }
-        if failure == nil && !FileContents.write(buffer.bytes, to: fd) { fail("write failed") }
-        buffer.removeAll()
+    /// Keeps the newest `limit` lines of the buffer (fewer when they pass
+    /// half of `bufferedBytes`) and drops the rest: they are older than
+    /// what the store keeps, and so is everything in the files.
+    private func dropOldest() {
+        var kept = min(limit, pendingEnds.count - 1)
+        while kept > 1 && buffer.count - pendingEnds[pendingEnds.count - kept - 1] > Self.bufferedBytes / 2 { kept -= 1 }
+        let cut = pendingEnds[pendingEnds.count - kept - 1]
+        buffer.removeFirst(cut)
+        pendingEnds.removeFirst(pendingEnds.count - kept)
+        for index in pendingEnds.indices { pendingEnds[index] -= cut }
+        filesOutdated = true
+    }
+
+    /// Writes out the buffered lines once the oldest waited a second: a
+    /// burst writes only what the store keeps.
+    func writeIfDue() {
+        if !buffer.isEmpty && DataStage.now() &- lastWrite >= Self.writeDelay { write() }
+    }
+
+    /// Milliseconds until `writeIfDue` writes, or -1 when nothing waits.
+    func millisecondsToWrite() -> Int32 {
+        guard !buffer.isEmpty else { return -1 }
+        let left = Int64(bitPattern: lastWrite &+ Self.writeDelay &- DataStage.now())
+        return Int32(max(0, left / 1_000_000 + 1))
+    }
+
+    /// Writes out the buffered lines now, starting a new file each `limit` lines.
+    func write() {
+        defer {
+            buffer.removeAll()
+            pendingEnds.removeAll(keepingCapacity: true)
+            lastWrite = DataStage.now()
+        }
+        guard !buffer.isEmpty, failure == nil else { return }
+        if filesOutdated {
+            filesOutdated = false
+            if unlink(previous) != 0 && errno != ENOENT { return fail("cannot remove \(previous)") }
+            if unlink(current) != 0 && errno != ENOENT { return fail("cannot remove it") }
+            guard reopen() else { return }
+            lines = 0
+        }
+        var start = 0
+        var next = 0
+        while next < pendingEnds.count {
+            if lines >= limit { rotate() }
+            let count = min(limit - lines, pendingEnds.count - next)
+            let end = pendingEnds[next + count - 1]
+            guard FileContents.write(UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<end]), to: fd) else { return fail("write failed") }
+            lines += count
+            next += count
+            start = end
+        }
     }
 
     /// The current file becomes the previous one, replacing it; a new one starts.
     private func rotate() {
-        flush()
         guard failure == nil else { return }
+        // The previous file goes first: renaming over it would make ext4
+        // write the current one out at once (auto_da_alloc), each time.
+        if unlink(previous) != 0 && errno != ENOENT { return fail("cannot remove \(previous)") }
         guard rename(current, previous) == 0 else { return fail("cannot rename it to \(previous)") }
+        guard reopen() else { return }
+        lines = 0
+    }
+
+    private func reopen() -> Bool {
         close(fd)
         do {
             fd = try Self.open(current)
+            return true
         } catch {
             fd = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
-            return fail("\(error)")
+            fail("\(error)")
+            return false
         }
-        lines = 0
     }
 
     private func fail(_ what: String) {
@@ -193,7 +275,7 @@ final class DeliveredStore {
 
     /// The newest line for `id`.
     func find(_ id: String) -> Found {
-        flush()
+        write()
         var needle = Array("{\"id\":".utf8)
         JSONWriter.appendString(id, to: &needle)
         needle.append(contentsOf: ",\"status\":\"".utf8)

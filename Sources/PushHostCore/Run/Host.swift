@@ -81,7 +81,7 @@ package final class Host {
     package func run() throws(SetupError) {
         let shutdown = ShutdownSignal.install()
         let report = pipeline.report
-        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline] in pipeline.flush() }
+        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline] in pipeline.flushAll() }
         let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
         let spool = try spool.map { spool throws(SetupError) in
             try SpoolSource(
@@ -131,8 +131,9 @@ package final class Host {
             if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
             var wait = pipeline.dataStage.millisecondsToNextDeadline()
-            let expiry = pipeline.actions.millisecondsToNextExpiry()
-            if expiry >= 0 { wait = wait < 0 ? expiry : min(wait, expiry) }
+            for timer in [pipeline.actions.millisecondsToNextExpiry(), pipeline.actions.store.millisecondsToWrite()] where timer >= 0 {
+                wait = wait < 0 ? timer : min(wait, timer)
+            }
             if stopping {
                 let left = Int32(min((stopDeadline &- min(stopDeadline, DataStage.now())) / 1_000_000 + 1, 60_000))
                 wait = wait < 0 ? left : min(wait, left)
@@ -163,7 +164,7 @@ package final class Host {
             pipeline.expireDeadlines()
             pipeline.expireRetained()
         }
-        pipeline.flush()
+        pipeline.flushAll()
         if let failure = report.failure {
             throw SetupError("the run stopped early: \(failure)")
         }

@@ -167,10 +167,16 @@ final class Pipeline: Intake {
         actions.expire(report: report)
     }
 
-    /// Writes out the buffered report lines and store lines.
+    /// Writes out the buffered report lines, and the store's lines when due.
     func flush() {
         report.flush()
-        actions.store.flush()
+        actions.store.writeIfDue()
+    }
+
+    /// Writes out every buffered line, the store's included.
+    func flushAll() {
+        report.flush()
+        actions.store.write()
     }
 
     // MARK: A stop

@@ -39,6 +39,12 @@ struct ByteBuffer: ~Copyable {
         count = 0
     }
 
+    /// Drops the first `bytes` bytes, moving the rest to the front.
+    mutating func removeFirst(_ bytes: Int) {
+        base.copyMemory(from: base + bytes, byteCount: count - bytes)
+        count -= bytes
+    }
+
     @inline(__always)
     mutating func write(_ text: StaticString) {
         write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))

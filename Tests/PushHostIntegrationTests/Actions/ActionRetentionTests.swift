@@ -81,4 +81,20 @@ import Testing
         let lines = try String(contentsOfFile: scratch.file("state/delivered.ndjson"), encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 1)
     }
+
+    @Test func aDeliveredMessageIsOnDiskWithinASecondEvenIfTheHostIsKilled() throws {
+        let scratch = try Scratch()
+        try scratch.spool.create()
+        let plugins = try Route.app(scratch)
+        let host = try scratch.startWatching(plugins + ["--foreground", "s1"])
+        try scratch.spool.drop("m.json", Route.message("m1", target: "a"))
+        #expect(try eventually(timeout: .seconds(10)) { try scratch.reportLines().count == 1 })
+        let store = scratch.file("state/delivered.ndjson")
+        #expect(eventually(timeout: .seconds(5)) { (try? String(contentsOfFile: store, encoding: .utf8))?.contains(#""id":"m1""#) == true })
+        host.send(SIGKILL)
+        _ = host.waitForExit()
+        let result = try scratch.run(plugins + ["--foreground", "s1"], stdin: ndjson(Route.action("m1", "tap")))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Route.actionCalls(scratch) == ["s1 m1 tap NULL"])
+    }
 }
