@@ -34,7 +34,8 @@ final class DeliveredStore {
     let current: String
     let previous: String
     private var fd: Int32
-    private var lines: Int
+    /// The lines of the current file; nil until the first write counts them.
+    private var lines: Int?
     /// Lines not written yet, and where each ends in `buffer`.
     private var buffer = ByteBuffer(capacity: 1 << 17)
     private var pendingEnds: [Int] = []
@@ -71,17 +72,17 @@ final class DeliveredStore {
             JSONWriter.appendString(targetKey, to: &flags)
         }
         readingFlags = flags
-        let existing: [UInt8]
-        do throws(FileProblem) {
-            existing = try RegularFile.read(current, links: .refuse) ?? []
-        } catch {
-            throw SetupError("delivered store \(current): \(error)")
-        }
-        lines = existing.withUnsafeBytes { Self.lineCount($0) }
         fd = try Self.open(current)
-        // A line cut short by a crash ends here, so the next one starts clean.
-        if let last = existing.last, last != UInt8(ascii: "\n") { _ = FileContents.write([UInt8(ascii: "\n")], to: fd) }
         lastWrite = DataStage.now()
+    }
+
+    /// Counts the lines of the current file, once, before the first write
+    /// (not at start: a run that delivers nothing never reads the file); a
+    /// line a crash cut short is ended there, so the next one starts clean.
+    private func countLines() -> Int {
+        guard let bytes = (try? RegularFile.read(current, links: .refuse)) ?? nil else { return 0 }
+        if let last = bytes.last, last != UInt8(ascii: "\n") { _ = FileContents.write([UInt8(ascii: "\n")], to: fd) }
+        return bytes.withUnsafeBytes { Self.lineCount($0) }
     }
 
     deinit {
@@ -221,10 +222,15 @@ final class DeliveredStore {
             guard reopen() else { return }
             lines = 0
         }
+        var lines = self.lines ?? countLines()
+        defer { self.lines = lines }
         var start = 0
         var next = 0
         while next < pendingEnds.count {
-            if lines >= limit { rotate() }
+            if lines >= limit {
+                guard rotate() else { return }
+                lines = 0
+            }
             let count = min(limit - lines, pendingEnds.count - next)
             let end = pendingEnds[next + count - 1]
             guard FileContents.write(UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<end]), to: fd) else { return fail("write failed") }
@@ -235,14 +241,18 @@ final class DeliveredStore {
     }
 
     /// The current file becomes the previous one, replacing it; a new one starts.
-    private func rotate() {
-        guard failure == nil else { return }
+    private func rotate() -> Bool {
         // The previous file goes first: renaming over it would make ext4
         // write the current one out at once (auto_da_alloc), each time.
-        if unlink(previous) != 0 && errno != ENOENT { return fail("cannot remove \(previous)") }
-        guard rename(current, previous) == 0 else { return fail("cannot rename it to \(previous)") }
-        guard reopen() else { return }
-        lines = 0
+        if unlink(previous) != 0 && errno != ENOENT {
+            fail("cannot remove \(previous)")
+            return false
+        }
+        guard rename(current, previous) == 0 else {
+            fail("cannot rename it to \(previous)")
+            return false
+        }
+        return reopen()
     }
 
     private func reopen() -> Bool {
