@@ -37,8 +37,10 @@ final class DeliveredStore {
     /// The lines of the current file; nil until the first write counts them.
     private var lines: Int?
     /// Lines not written yet, and where each ends in `buffer`.
-    private var buffer = ByteBuffer(capacity: 1 << 17)
-    private var pendingEnds: [Int] = []
+    // Unchecked: the dispatch thread alone touches them, and each access
+    // would cost more than the write it guards.
+    @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: 1 << 17)
+    @exclusivity(unchecked) private var pendingEnds: [Int] = []
     /// Whether the buffer dropped lines, so the files hold only older ones.
     private var filesOutdated = false
     /// When lines were last written out (monotonic ns).
@@ -48,7 +50,7 @@ final class DeliveredStore {
     /// The most the buffer holds before it drops its oldest lines: 16 MiB.
     private static let bufferedBytes = 16 << 20
     /// Where the uncommon parts of a line are built first.
-    private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
     /// `,"platform":"android","target_key":"k"`: what reading a record again
     /// needs to know of this run's flags, when they are not the defaults.
     private let readingFlags: [UInt8]
@@ -119,8 +121,18 @@ final class DeliveredStore {
     /// else its status.
     func note(_ message: Message, status: Status) {
         guard failure == nil else { return }
+        // One access to each buffer for the whole line: the accesses of a
+        // class's properties are checked one by one.
+        Self.writeLine(of: message, status: status, flags: readingFlags, into: &buffer, using: &scratch)
+        written()
+    }
+
+    /// Writes the store's line of `message` into `buffer`.
+    private static func writeLine(
+        of message: Message, status: Status, flags: [UInt8], into buffer: inout ByteBuffer, using scratch: inout [UInt8]
+    ) {
         let record = message.recordBytes
-        buffer.reserve(160 + record.count + readingFlags.count)
+        buffer.reserve(160 + record.count + flags.count)
         buffer.write("{\"id\":")
         if case .stdin(let line) = message.source, !message.hasOwnID {
             // The common case, written without a detour: "stdin-7", {"kind":"stdin","line":7}.
@@ -129,7 +141,7 @@ final class DeliveredStore {
             buffer.write(decimal: line)
             let number = UnsafeRawBufferPointer(rebasing: buffer.bytes[digits...])
             buffer.write("\"")
-            guard status == .delivered else { return noteStatus(status) }
+            guard status == .delivered else { return writeStatus(status, into: &buffer, using: &scratch) }
             buffer.write(",\"status\":\"delivered\",\"source\":{\"kind\":\"stdin\",\"line\":")
             buffer.write(number)
             buffer.write("}")
@@ -139,7 +151,7 @@ final class DeliveredStore {
             guard status == .delivered else {
                 buffer.reserve(scratch.count)
                 scratch.withUnsafeBytes { buffer.write($0) }
-                return noteStatus(status)
+                return writeStatus(status, into: &buffer, using: &scratch)
             }
             scratch.append(ascii: ",\"status\":\"delivered\",\"source\":")
             message.source.appendJSON(to: &scratch)
@@ -149,7 +161,7 @@ final class DeliveredStore {
         if message.isNormalizedForm {
             buffer.write(",\"normalized\":")
         } else {
-            readingFlags.withUnsafeBytes { buffer.write($0) }
+            flags.withUnsafeBytes { buffer.write($0) }
             buffer.write(",\"record\":")
         }
         let start = buffer.count
@@ -160,18 +172,16 @@ final class DeliveredStore {
             buffer.replace(0x0A, with: UInt8(ascii: " "), since: start)
         }
         buffer.write("}\n")
-        written()
     }
 
     /// Ends the line of a message that was not delivered: its status only.
-    private func noteStatus(_ status: Status) {
+    private static func writeStatus(_ status: Status, into buffer: inout ByteBuffer, using scratch: inout [UInt8]) {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(ascii: ",\"status\":")
         JSONWriter.appendString(status.rawValue, to: &scratch)
         scratch.append(ascii: "}\n")
         buffer.reserve(scratch.count)
         scratch.withUnsafeBytes { buffer.write($0) }
-        written()
     }
 
     private func written() {

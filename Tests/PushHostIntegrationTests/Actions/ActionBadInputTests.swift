@@ -73,4 +73,15 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: scratch.file("state/delivered.ndjson"))[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    @Test func aStoreLineCutShortByACrashDoesNotSpoilTheNextOne() throws {
+        let scratch = try Scratch()
+        let plugins = try Route.app(scratch)
+        try FileManager.default.createDirectory(atPath: scratch.file("state"), withIntermediateDirectories: true)
+        try Data(#"{"id":"m0","status":"delivered","source":{"kind":"stdin","li"#.utf8).write(to: URL(fileURLWithPath: scratch.file("state/delivered.ndjson")))
+        let result = try scratch.run(plugins, stdin: ndjson(Route.message("m1", target: "a"), Route.action("m1", "tap"), Route.action("m0", "tap")))
+        #expect(result.status == 0, "\(result.stderr)")
+        let statuses = try result.report().map { $0["status"] as? String }
+        #expect(statuses == ["delivered", "retained", "rejected"])
+    }
 }
