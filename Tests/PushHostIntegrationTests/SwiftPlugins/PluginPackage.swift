@@ -62,7 +62,7 @@ struct PluginPackage: Sendable {
     /// The plugins: product name, target name, source.
     static let plugins: [(name: String, target: String, source: String)] = [
         ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
-        ("quick", "Quick", quick), ("keeper", "Keeper", keeper),
+        ("quick", "Quick", quick), ("keeper", "Keeper", keeper), ("tapper", "Tapper", tapper),
     ]
 
     static let manifest = """

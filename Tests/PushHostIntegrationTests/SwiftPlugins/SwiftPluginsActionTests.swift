@@ -6,8 +6,7 @@ import Testing
 /// delivered message, and `Message` reads a notification's rich parts
 /// (`actions`, `image`, `icon`, `click`, `style`).
 ///
-/// The plugin comes from a package of its own, built like `PluginPackage`
-/// (a folder under /tmp that depends on `PushHostPlugin` by path).
+/// The plugin, `tapper`, is one of `PluginPackage`'s.
 @Suite struct SwiftPluginsActionTests {
     /// The message of the task, aimed at the `orders` target, with two buttons.
     static let message = #"{"message_id":"m-1","notification":{"title":"T","actions":[{"id":"open","title":"Open"},{"id":"reply","title":"Reply","input":true}]},"data":{"rx_gcm_key_target":"orders"}}"#
@@ -22,7 +21,7 @@ import Testing
     /// Needs the host side of actions (`"pushhost":"action"` events): until
     /// it lands the host rejects both action records as unknown events.
     @Test func screenGetsTapAndReplyWithTheirMessage() throws {
-        let package = try ActionPluginPackage.shared()
+        let package = try PluginPackage.shared()
         let scratch = try Scratch()
         let result = try scratch.run(
             loading(package.library("tapper"), as: "tapper", ["log": scratch.file("tapper.log")]),
@@ -53,7 +52,7 @@ import Testing
     /// `image`, `icon`, `click` and `style` from the notification; a message
     /// without them has no actions and nil for each.
     @Test func messageReadsActionsAndRichPartsFromJSON() throws {
-        let package = try ActionPluginPackage.shared()
+        let package = try PluginPackage.shared()
         let scratch = try Scratch()
         let messages = [
             #"{"id":"u-1","notification":{"title":"T","actions":[{"id":"open","title":"Open"},{"id":"reply","title":"Reply","input":true}],"#
@@ -81,7 +80,7 @@ import Testing
     /// A delivered message reads the same actions through the host as from
     /// its own JSON (`Message(json: message.json)`). Needs no action event.
     @Test func deliveredMessageReadsItsActionsThroughTheHost() throws {
-        let package = try ActionPluginPackage.shared()
+        let package = try PluginPackage.shared()
         let scratch = try Scratch()
         let result = try scratch.run(
             loading(package.library("tapper"), as: "tapper", ["log": scratch.file("tapper.log"), "copies": "true"]),
@@ -91,7 +90,7 @@ import Testing
     }
 }
 
-/// The package of `tapper`, a screen for the `orders` target that adopts
+/// `PluginPackage`'s `tapper`: a screen for the `orders` target that adopts
 /// `ActionPlugin` and writes tab-separated lines to the file at its `log`
 /// setting (`-` for nil):
 /// - `target ID TITLE ACTIONS` for `onTarget` (and `copy ...` the same for
@@ -101,30 +100,7 @@ import Testing
 /// - `mismatch ID TARGET` for `onMismatch`;
 /// - at start, when its `parse` setting names an NDJSON file, `parsed ID
 ///   ACTIONS IMAGE ICON CLICK STYLE` for `Message(json:)` of each line.
-enum ActionPluginPackage {
-    static func shared() throws -> PluginPackage { try built.get() }
-
-    private static let built = Result { try build() }
-
-    static let manifest = """
-        // swift-tools-version: 6.1
-        import PackageDescription
-
-        let package = Package(
-            name: "my-action-plugins",
-            products: [
-                .library(name: "tapper", type: .dynamic, targets: ["Tapper"]),
-            ],
-            dependencies: [
-                .package(name: "pushhost", path: \(String(reflecting: Paths.packageRoot.path))),
-            ],
-            targets: [
-                .target(name: "Tapper", dependencies: [.product(name: "PushHostPlugin", package: "pushhost")]),
-            ]
-        )
-
-        """
-
+extension PluginPackage {
     static let tapper = """
         import Foundation
         import PushHostPlugin
@@ -182,34 +158,4 @@ enum ActionPluginPackage {
         @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Tapper.self) }
 
         """
-
-    /// Writes the package into a new folder under /tmp and builds it.
-    private static func build() throws -> PluginPackage {
-        var template = Array("/tmp/pushhost-action-plugins-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-        let root = String(cString: made)
-        ActionPackageCleanup.root = root
-        atexit { ActionPackageCleanup.remove() }
-        let files = ["Package.swift": manifest, "Sources/Tapper/Tapper.swift": tapper + "\n" + PluginPackage.lineFile]
-        for (path, text) in files {
-            let url = URL(fileURLWithPath: root).appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: url, atomically: false, encoding: .utf8)
-        }
-        let start = ContinuousClock.now
-        let result = try Command.run("swift", ["build"], directory: root)
-        let buildTime = ContinuousClock.now - start
-        guard result.status == 0 else { throw PackageBuildError(output: result.stdout + result.stderr) }
-        return PluginPackage(
-            root: root, products: root + "/.build/debug", buildTime: buildTime, buildOutput: result.stdout + result.stderr)
-    }
-}
-
-/// The package folder, removed at exit (no test may still use it then).
-private enum ActionPackageCleanup {
-    nonisolated(unsafe) static var root: String?
-
-    static func remove() {
-        if let root { try? FileManager.default.removeItem(atPath: root) }
-    }
 }
