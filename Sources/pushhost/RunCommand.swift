@@ -9,7 +9,9 @@ struct RunCommand: ParsableCommand {
         abstract: "Load the plugins and dispatch the messages read from standard input and the spool (the default command).",
         discussion: """
             Standard input holds one JSON object per line: a push message (GCM/FCM legacy, FCM HTTP v1, \
-            APNs, or bare data) or a host event ({"pushhost":"token"|"foreground"|"background",...}). \
+            APNs, or bare data) or a host event ({"pushhost":"token"|"foreground"|"background"|"action",...}). \
+            An action (a tap, a button, a reply) goes to the visible screen of its message's target, else \
+            to the other plugins with on_action, and waits for that screen (--retain-for), across restarts. \
             With --watch DIR, files renamed into DIR/new are dispatched too (one JSON object or NDJSON \
             each), then moved to DIR/cur, or to DIR/failed with NAME.error.json; the host then runs \
             until SIGINT or SIGTERM, gives what is under way --stop-timeout, and exits 0. \
