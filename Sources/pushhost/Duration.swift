@@ -1,4 +1,5 @@
 import ArgumentParser
+import PushHostCore
 
 /// A length of time on the command line: `90s`, `30m`, `24h`, `7d`, or
 /// plain seconds (`45`, `0.5`).
@@ -21,7 +22,5 @@ struct Duration: ExpressibleByArgument {
         seconds = value * unit
     }
 
-    var defaultValueDescription: String {
-        seconds.truncatingRemainder(dividingBy: 3600) == 0 ? "\(Int(seconds / 3600))h" : "\(seconds)s"
-    }
+    var defaultValueDescription: String { durationText(seconds) }
 }

@@ -169,7 +169,7 @@ final class Actions {
             guard entry.retainedAt + retainFor <= now else { return true }
             let line = ActionLine(
                 entry.event, target: entry.target, status: .expired, retainedAt: entry.retainedAt,
-                problem: "no screen for target \"\(entry.target)\" became visible within --retain-for \(Self.duration(retainFor))", source: entry.source)
+                problem: "no screen for target \"\(entry.target)\" became visible within --retain-for \(durationText(retainFor))", source: entry.source)
             logger.warning("\(entry.source.place): action \"\(entry.event.action)\" on message \"\(entry.event.id)\" expired: \(line.problem!)")
             report.write(.done, completion: nil) { line }
             return false
@@ -181,10 +181,6 @@ final class Actions {
         guard let oldest = retained.entries.map(\.retainedAt).min() else { return -1 }
         let left = (oldest + retainFor - Self.now()) * 1000
         return Int32(max(0, min(left.rounded(.up), 60_000)))
-    }
-
-    static func duration(_ seconds: Double) -> String {
-        seconds.truncatingRemainder(dividingBy: 3600) == 0 ? "\(Int(seconds / 3600))h" : seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 }
 

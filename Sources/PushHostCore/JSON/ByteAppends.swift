@@ -10,17 +10,10 @@ extension Array where Element == UInt8 {
     /// Appends `value` in decimal.
     mutating func appendDecimal(_ value: Int) {
         if value < 0 { append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        // Room for the 20 digits of the largest magnitude.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         Swift.withUnsafeMutableBytes(of: &digits) { room in
-            var position = room.count
-            repeat {
-                position -= 1
-                room[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            append(contentsOf: room[position...])
+            let count = DecimalDigits.write(value.magnitude, to: room.baseAddress!)
+            append(contentsOf: room[..<count])
         }
     }
 }

@@ -20,6 +20,25 @@ extension JSONValue {
         return nil
     }
 
+    /// Calls `body` with each member's key (its unescaped bytes) and the
+    /// tape index of its value, in document order: one pass that looks at
+    /// every key, for a caller that looks for several at once.
+    @inline(__always)
+    func forEachMember(_ body: (_ key: UnsafeRawBufferPointer, _ value: Int32) -> Void) {
+        var position = index + 1
+        let end = subtreeEnd
+        while position < end {
+            let key = JSONValue(tape: tape, input: input, index: position)
+            let value = Int32(truncatingIfNeeded: position + 1)
+            if key.isEscaped {
+                key.textBytes.withUnsafeBytes { body($0, value) }
+            } else {
+                body(key.rawBytes, value)
+            }
+            position = Int(tape[position + 1].next)
+        }
+    }
+
     /// The value of the member whose key is `name`; see ``member(named:)-(UnsafeRawBufferPointer)``.
     func member(named name: StaticString) -> JSONValue? {
         member(named: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))

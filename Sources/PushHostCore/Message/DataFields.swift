@@ -23,19 +23,7 @@ struct DataFields {
         // Later parts first, each field taken where first found.
         for part in parts.reversed() {
             guard case .object(let index, let withoutAPS) = part else { continue }
-            let object = root.at(index)
-            var position = object.index + 1
-            let end = object.subtreeEnd
-            while position < end {
-                let key = JSONValue(tape: root.tape, input: root.input, index: position)
-                let value = Int32(truncatingIfNeeded: position + 1)
-                if key.isEscaped {
-                    key.textBytes.withUnsafeBytes { note($0, value, targetKey, withoutAPS) }
-                } else {
-                    note(key.rawBytes, value, targetKey, withoutAPS)
-                }
-                position = Int(root.tape[position + 1].next)
-            }
+            root.at(index).forEachMember { key, value in note(key, value, targetKey, withoutAPS) }
         }
     }
 

@@ -19,18 +19,7 @@ package struct RootMembers {
 
     /// Scans the members of `root`, an object.
     package init(_ root: JSONValue) {
-        var position = root.index + 1
-        let end = root.subtreeEnd
-        while position < end {
-            let key = JSONValue(tape: root.tape, input: root.input, index: position)
-            let value = Int32(truncatingIfNeeded: position + 1)
-            if key.isEscaped {
-                key.textBytes.withUnsafeBytes { note($0, value: value) }
-            } else {
-                note(key.rawBytes, value: value)
-            }
-            position = Int(root.tape[position + 1].next)
-        }
+        root.forEachMember { key, value in note(key, value: value) }
     }
 
     /// Records `value` under the field whose key is `key`, unless one was found before.

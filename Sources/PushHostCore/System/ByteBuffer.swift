@@ -65,18 +65,7 @@ struct ByteBuffer: ~Copyable {
 
     /// Writes `value` (not negative) in decimal: at most 20 bytes.
     mutating func write(decimal value: Int) {
-        var digits = 1
-        var rest = value.magnitude / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        var magnitude = value.magnitude
-        for position in stride(from: count + digits - 1, through: count, by: -1) {
-            base.storeBytes(of: UInt8(ascii: "0") + UInt8(magnitude % 10), toByteOffset: position, as: UInt8.self)
-            magnitude /= 10
-        }
-        count += digits
+        count += DecimalDigits.write(value.magnitude, to: base + count)
     }
 
     /// Turns every byte `from` written since offset `start` into `to`.
