@@ -178,8 +178,9 @@ final class Actions {
 
     /// Milliseconds until the oldest retained action expires, or -1 when none waits.
     func millisecondsToNextExpiry() -> Int32 {
-        guard let oldest = retained.entries.map(\.retainedAt).min() else { return -1 }
-        let left = (oldest + retainFor - Self.now()) * 1000
+        // Taken in order: the first is the oldest.
+        guard let oldest = retained.entries.first else { return -1 }
+        let left = (oldest.retainedAt + retainFor - Self.now()) * 1000
         return Int32(max(0, min(left.rounded(.up), 60_000)))
     }
 }

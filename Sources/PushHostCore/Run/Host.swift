@@ -131,9 +131,10 @@ package final class Host {
             if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
             var wait = pipeline.dataStage.millisecondsToNextDeadline()
-            for timer in [pipeline.actions.millisecondsToNextExpiry(), pipeline.actions.store.millisecondsToWrite()] where timer >= 0 {
-                wait = wait < 0 ? timer : min(wait, timer)
-            }
+            let expiry = pipeline.actions.millisecondsToNextExpiry()
+            if expiry >= 0 { wait = wait < 0 ? expiry : min(wait, expiry) }
+            let storeWrite = pipeline.actions.store.millisecondsToWrite()
+            if storeWrite >= 0 { wait = wait < 0 ? storeWrite : min(wait, storeWrite) }
             if stopping {
                 let left = Int32(min((stopDeadline &- min(stopDeadline, DataStage.now())) / 1_000_000 + 1, 60_000))
                 wait = wait < 0 ? left : min(wait, left)
