@@ -84,4 +84,22 @@ import Testing
         let statuses = try result.report().map { $0["status"] as? String }
         #expect(statuses == ["delivered", "retained", "rejected"])
     }
+
+    @Test func hostileStateFilesAreRefusedOrLeftOutWithTheReason() throws {
+        let scratch = try Scratch()
+        let plugins = try Route.app(scratch)
+        let state = scratch.file("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try Data("not json\n".utf8).write(to: URL(fileURLWithPath: state + "/retained.ndjson"))
+        let garbled = try scratch.run(plugins, stdin: ndjson(Route.message("m1", target: "a")))
+        #expect(garbled.status == 0, "\(garbled.stderr)")
+        #expect(garbled.stderr.contains("retained actions \(state)/retained.ndjson, line 1: not an action this host wrote; left out"), "\(garbled.stderr)")
+
+        try FileManager.default.removeItem(atPath: state + "/delivered.ndjson")
+        try FileManager.default.createSymbolicLink(atPath: state + "/delivered.ndjson", withDestinationPath: scratch.file("elsewhere"))
+        let linked = try scratch.run(plugins, stdin: ndjson(Route.message("m1", target: "a")))
+        #expect(linked.status == 1)
+        #expect(linked.stderr.contains("delivered store \(state)/delivered.ndjson: a symbolic link"), "\(linked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("elsewhere")))
+    }
 }
