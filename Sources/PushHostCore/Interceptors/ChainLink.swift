@@ -22,7 +22,7 @@ final class ChainLink: @unchecked Sendable {
     /// How a turn ended.
     enum Ending {
         case proceeded
-        case stopped(InterceptorStop.Kind, reason: String?)
+        case stopped(InterceptorStop.Effect, reason: String?)
         /// The interceptor broke the chain's rules (a second call, a verdict
         /// that is neither suppress nor failed): the message fails.
         case broken(String)
