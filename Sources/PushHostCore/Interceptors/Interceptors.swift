@@ -116,7 +116,7 @@ final class Interceptors {
         let now = MonotonicClock.now()
         for (key, turn) in held.sorted(by: { $0.value.deadline < $1.value.deadline }) where turn.deadline <= now {
             held[key] = nil
-            guard let item = turn.link.abandon(timedOut: true) else { continue }
+            guard let item = turn.link.abandon(.timedOut) else { continue }
             let plugin = plugins[item.interception.passed]
             plugin.logger.warning("no proceed or stop for message \(item.message.idString) within \(timeout)s; it fails")
             item.interception.stop = InterceptorStop(
@@ -135,7 +135,7 @@ final class Interceptors {
     func abandonAll() -> [(item: any Intercepted, by: String)] {
         defer { held.removeAll() }
         return held.values.sorted { $0.deadline < $1.deadline }.compactMap { turn in
-            turn.link.abandon(timedOut: false).map { ($0, plugins[$0.interception.passed].name) }
+            turn.link.abandon(.hostStopped).map { ($0, plugins[$0.interception.passed].name) }
         }
     }
 
