@@ -44,6 +44,14 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    let intercepted = try! NoopPlugins.host(interceptor: true)
+    let interceptedIntake = intercepted.intake
+    Benchmark("Dispatch: the same, behind an empty interceptor (proceeds at once)") { benchmark in
+        for index in benchmark.scaledIterations {
+            lines.withLine(index) { interceptedIntake.take(Record(.text($0), source: .stdin(line: index))) }
+        }
+    }
+
     // One message per run of the closure, and 1,000 calls on it: the strings
     // the message hands out pile up until it ends, after the measurement.
     let probe = try! Probe()
@@ -109,10 +117,12 @@ final class ReferenceLines: @unchecked Sendable {
 }
 
 /// A host with the no-op C plugins of `Benchmarks/noop.c`: a data plugin
-/// that gives the verdict continue and a background plugin, no report.
+/// that gives the verdict continue and a background plugin, no report;
+/// with `interceptor`, behind an interceptor that proceeds at once.
 enum NoopPlugins {
-    static func host() throws -> PushHostCore.Host {
-        try BenchmarkPlugins.host([("data", "DATA"), ("background", "BACKGROUND")].map { name, role in
+    static func host(interceptor: Bool = false) throws -> PushHostCore.Host {
+        let roles = (interceptor ? [("interceptor", "INTERCEPTOR")] : []) + [("data", "DATA"), ("background", "BACKGROUND")]
+        return try BenchmarkPlugins.host(roles.map { name, role in
             BenchmarkPlugins.compile("noop.c", as: "noop-\(name)", flags: ["-DROLE_\(role)", "-DNAME=\"noop-\(name)\""])
         })
     }

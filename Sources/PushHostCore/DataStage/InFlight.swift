@@ -6,7 +6,7 @@
 /// goes back there (its handle retired) when the record goes.
 final class InFlight: Intercepted {
     let message: Message
-    var interception = Interception()
+    @exclusivity(unchecked) var interception = Interception()
     /// The record's completion, when its source asked for one.
     var completion: RecordCompletion?
     /// The index, among the data plugins, of the next one to call; while

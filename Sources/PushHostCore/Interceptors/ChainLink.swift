@@ -34,15 +34,15 @@ final class ChainLink: @unchecked Sendable {
         case ended(Ending)
     }
 
+    /// Reached from plugins' threads only under the lock.
     private struct Turn: @unchecked Sendable {
         var slot = Handles.none
         var state = State.idle
         /// Whether `intercept` is still running: an ending then needs no post.
         var inCall = false
         var carried: (any Intercepted)?
-        var interceptor = InterceptorName(name: "", mark: 0)
-        var logger = Logger(label: "pushhost")
-        var inbox: Inbox<Posted>?
+        /// Whose turn it is.
+        var plugin: InterceptorPlugin?
     }
 
     /// A turn that ended on a plugin's thread, for the dispatch thread.
@@ -62,63 +62,72 @@ final class ChainLink: @unchecked Sendable {
 
     // MARK: The dispatch thread
 
-    /// A link for `interceptor`'s turn with `carried`, under a fresh chain,
-    /// marked as in the `intercept` call; an ending posted later goes to `inbox`.
-    static func open(
-        carrying carried: any Intercepted, by interceptor: InterceptorName, logger: Logger, inbox: Inbox<Posted>
-    ) -> ChainLink {
-        let link = pool.withLock { $0.popLast() } ?? ChainLink()
+    /// A link for `plugin`'s turn with `carried`, under a fresh chain, marked
+    /// as in the `intercept` call: `spare` (an idle link), else one from the pool.
+    static func open(carrying carried: any Intercepted, by plugin: InterceptorPlugin, spare: ChainLink?) -> ChainLink {
+        let link = spare ?? pool.withLock { $0.popLast() } ?? ChainLink()
         let slot = Handles.chains.claim(for: UInt(bitPattern: Unmanaged.passUnretained(link).toOpaque()))
         link.opaque = OpaquePointer(slot)
         link.turn.withLock { turn in
-            turn = Turn(slot: slot, state: .open, inCall: true, carried: carried, interceptor: interceptor, logger: logger, inbox: inbox)
+            turn = Turn(slot: slot, state: .open, inCall: true, carried: carried, plugin: plugin)
         }
         return link
     }
 
-    /// After `intercept` returned: the turn's ending and what it carried
-    /// (the link is closed), or nil when the interceptor holds the message,
+    /// Puts an idle link back in the pool.
+    static func recycle(_ link: ChainLink) {
+        pool.withLock { $0.append(link) }
+    }
+
+    /// After `intercept` returned: the turn's ending (the link is idle, for
+    /// the caller to use again or `recycle`), or nil when the interceptor
+    /// holds the message,
     /// which then keeps a copy of its bytes (under the lock, so that no
     /// `set` on another thread races with the copy).
-    func returned() -> (Ending, any Intercepted)? {
+    func returned() -> Ending? {
         turn.withLock { turn in
             turn.inCall = false
             guard case .ended(let ending) = turn.state else {
                 turn.carried!.message.detach()
                 return nil
             }
-            return (ending, close(&turn, .ended))
+            close(&turn, .ended)
+            return ending
         }
     }
 
-    /// A posted turn: its ending and what it carried (the link is closed),
-    /// or nil when that turn was closed already (the host stopped).
+    /// A posted turn: its ending and what it carried (the link goes back
+    /// to the pool), or nil when that turn was closed already (the host stopped).
     static func take(_ posted: Posted) -> (Ending, any Intercepted)? {
-        posted.link.turn.withLock { turn in
-            guard UInt(bitPattern: turn.slot) == posted.slot, case .ended(let ending) = turn.state else { return nil }
-            return (ending, posted.link.close(&turn, .ended))
+        let taken = posted.link.turn.withLock { turn -> (Ending, any Intercepted)? in
+            guard UInt(bitPattern: turn.slot) == posted.slot, case .ended(let ending) = turn.state, let carried = turn.carried else {
+                return nil
+            }
+            posted.link.close(&turn, .ended)
+            return (ending, carried)
         }
+        if taken != nil { recycle(posted.link) }
+        return taken
     }
 
     /// Closes a turn that has not ended (its deadline passed, or the host
-    /// stops) and gives what it carried; nil when it ended meanwhile (its
-    /// post is on the way).
+    /// stops) and gives what it carried (the link goes back to the pool);
+    /// nil when it ended meanwhile (its post is on the way).
     func abandon(_ closing: InterceptorName.Closing) -> (any Intercepted)? {
-        turn.withLock { turn in
-            guard case .open = turn.state else { return nil }
-            return close(&turn, closing)
+        let carried = turn.withLock { turn -> (any Intercepted)? in
+            guard case .open = turn.state, let carried = turn.carried else { return nil }
+            close(&turn, closing)
+            return carried
         }
+        if carried != nil { Self.recycle(self) }
+        return carried
     }
 
-    /// Ends the turn: its slot keeps only the interceptor's mark, and the
-    /// link waits in the pool for another turn.
-    private func close(_ turn: inout Turn, _ closing: InterceptorName.Closing) -> any Intercepted {
-        let carried = turn.carried!
-        Handles.chains.retire(turn.slot, mark: turn.interceptor.mark(closing))
+    /// Ends the turn: its slot keeps only the interceptor's mark.
+    private func close(_ turn: inout Turn, _ closing: InterceptorName.Closing) {
+        Handles.chains.retire(turn.slot, mark: turn.plugin!.interceptor.mark(closing))
         turn = Turn()
         opaque = OpaquePointer(Handles.none)
-        Self.pool.withLock { $0.append(self) }
-        return carried
     }
 
     // MARK: The interceptor's calls (any thread)
@@ -136,7 +145,7 @@ final class ChainLink: @unchecked Sendable {
         let text = String(cString: path)
         let answer = withOpenTurn(chain, call: "set") { _, turn -> Int32 in
             guard case .open = turn.state, let message = turn.carried?.message else {
-                turn.logger.warning("set \(text) after the turn's proceed or stop; ignored")
+                turn.plugin?.logger.warning("set \(text) after the turn's proceed or stop; ignored")
                 return -1
             }
             do throws(MessageEdit.Refusal) {
@@ -144,7 +153,7 @@ final class ChainLink: @unchecked Sendable {
                 try message.apply(edit)
                 return 0
             } catch {
-                turn.logger.warning("set \(text) refused for message \(message.idString): \(error.reason); the message is unchanged")
+                turn.plugin?.logger.warning("set \(text) refused for message \(message.idString): \(error.reason); the message is unchanged")
                 return -1
             }
         }
@@ -176,11 +185,11 @@ final class ChainLink: @unchecked Sendable {
                 return nil
             case .open:
                 turn.state = .ended(ending)
-                guard !turn.inCall, let inbox = turn.inbox else { return nil }
+                guard !turn.inCall, let inbox = turn.plugin?.inbox else { return nil }
                 return (inbox, Posted(link: link, slot: UInt(bitPattern: turn.slot)))
             case .ended(let first):
                 let problem = first.call == call ? "called \(call) twice" : "called \(first.call) and then \(call)"
-                turn.logger.warning("\(problem) for message \(turn.carried?.message.idString ?? ""): the message fails")
+                turn.plugin?.logger.warning("\(problem) for message \(turn.carried?.message.idString ?? ""): the message fails")
                 if case .broken = first {} else { turn.state = .ended(.broken(problem)) }
                 return nil
             }

@@ -9,8 +9,9 @@ struct Interception {
     var stop: InterceptorStop?
 }
 
-/// A message an interceptor ended: no data stage, no UI stage.
-struct InterceptorStop {
+/// A message an interceptor ended: no data stage, no UI stage. A class, so
+/// that asking whether a message was stopped costs one compare.
+final class InterceptorStop {
     /// What the report says of the message.
     enum Effect {
         case suppressed
@@ -22,6 +23,12 @@ struct InterceptorStop {
     let by: String
     /// Why, as the interceptor said it (or the host, when it failed the message).
     let reason: String?
+
+    init(effect: Effect, by: String, reason: String?) {
+        self.effect = effect
+        self.by = by
+        self.reason = reason
+    }
 }
 
 /// What the interceptor stage carries: a message, and where it stands

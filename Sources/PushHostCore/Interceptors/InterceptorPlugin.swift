@@ -1,11 +1,13 @@
 import CPushHost
 import Logging
 
-/// A plugin that offers `ph.interceptor/1`, as the dispatch thread calls it:
-/// plain values, so that a call takes no reference count.
-struct InterceptorPlugin {
+/// A plugin that offers `ph.interceptor/1`: its handlers, and what its
+/// chains' calls need from any thread (its name, its log, where a turn
+/// that ends later is posted).
+final class InterceptorPlugin: @unchecked Sendable {
     let interceptor: InterceptorName
     let logger: Logger
+    let inbox: Inbox<ChainLink.Posted>
     /// The plugin's number in load order, as the crash journal names it.
     let index: Int32
     private let state: UnsafeMutableRawPointer?
@@ -19,7 +21,7 @@ struct InterceptorPlugin {
     /// `on_outcome` only when the table it offers is large enough to hold one.
     ///
     /// - Throws: when the table is too small to hold `intercept`, or lacks it.
-    init?(_ plugin: PluginInstance) throws(SetupError) {
+    init?(_ plugin: PluginInstance, inbox: Inbox<ChainLink.Posted>) throws(SetupError) {
         guard let offered = plugin.plugInExtension(PH_EXT_INTERCEPTOR) else { return nil }
         let size = Int(offered.load(as: UInt32.self))
         let interceptAt = MemoryLayout<ph_interceptor>.offset(of: \.intercept)!
@@ -32,6 +34,7 @@ struct InterceptorPlugin {
         }
         interceptor = InterceptorName.register(plugin.name)
         logger = plugin.context.logger
+        self.inbox = inbox
         index = plugin.index
         state = plugin.state
         self.intercept = intercept

@@ -24,9 +24,11 @@ final class Interceptors {
     private let timeout: Double
     private let timeoutNanoseconds: UInt64
     /// The held turns, and when each must end (monotonic ns).
-    private var held: [ObjectIdentifier: (link: ChainLink, deadline: UInt64)] = [:]
+    @exclusivity(unchecked) private var held: [ObjectIdentifier: (link: ChainLink, deadline: UInt64)] = [:]
     /// Whether any interceptor has `on_outcome`.
     let wantsOutcomes: Bool
+    /// The link of the last turn that ended during its call, for the next turn.
+    @exclusivity(unchecked) private var spare: ChainLink?
 
     /// The stage for the interceptors among `plugins`; a turn fails its
     /// message after `timeout` seconds.
@@ -35,7 +37,7 @@ final class Interceptors {
     init(plugins: PluginSet, timeout: Double, journal: CrashJournal, logger: Logger) throws(SetupError) {
         var interceptors: [InterceptorPlugin] = []
         for plugin in plugins.instances {
-            if let interceptor = try InterceptorPlugin(plugin) { interceptors.append(interceptor) }
+            if let interceptor = try InterceptorPlugin(plugin, inbox: inbox) { interceptors.append(interceptor) }
         }
         self.plugins = interceptors
         wantsOutcomes = interceptors.contains { $0.hasOnOutcome }
@@ -43,6 +45,10 @@ final class Interceptors {
         self.logger = logger
         self.timeout = timeout
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
+    }
+
+    deinit {
+        if let spare { ChainLink.recycle(spare) }
     }
 
     /// The interceptors' names, in load order.
@@ -65,17 +71,19 @@ final class Interceptors {
 
     /// Calls the interceptors in load order from where `item` stands, until
     /// one holds it or stops it, or all proceeded it.
-    func run(_ item: any Intercepted) -> Passage {
+    func run<Item: Intercepted>(_ item: Item) -> Passage {
         while item.interception.passed < plugins.count {
             let plugin = plugins[item.interception.passed]
-            let link = ChainLink.open(carrying: item, by: plugin.interceptor, logger: plugin.logger, inbox: inbox)
+            let link = ChainLink.open(carrying: item, by: plugin, spare: spare)
+            spare = nil
             journal.enter(.intercept, plugin: plugin.index, source: item.message.source)
             plugin.call(link.opaque)
             journal.leave()
-            guard let (ending, _) = link.returned() else {
+            guard let ending = link.returned() else {
                 held[ObjectIdentifier(link)] = (link, MonotonicClock.now() &+ timeoutNanoseconds)
                 return .held
             }
+            spare = link
             guard apply(ending, to: item) else { return .stopped }
         }
         return .passed
@@ -83,7 +91,7 @@ final class Interceptors {
 
     /// Notes how the turn of the interceptor `item` stands at ended; false
     /// when it stopped the message.
-    private func apply(_ ending: ChainLink.Ending, to item: any Intercepted) -> Bool {
+    private func apply<Item: Intercepted>(_ ending: ChainLink.Ending, to item: Item) -> Bool {
         let name = plugins[item.interception.passed].name
         switch ending {
         case .proceeded:

@@ -29,22 +29,39 @@ final class Report {
 
     /// Counts a record's `result`; then, when there is a report or the
     /// record's source asked, writes the line that `line` builds (on the
-    /// hot path, nothing is built for nobody), flushes it, hands it to
-    /// `observer` (as a C string) and calls `completion` with the result.
+    /// hot path, nothing is built for nobody), flushes it and calls
+    /// `completion` with the result.
+    func write<Line: ReportLine>(_ result: RecordResult, completion: RecordCompletion?, _ line: () -> Line) {
+        count(result)
+        guard completion != nil else {
+            if let writer { writer.append(line()) }
+            return
+        }
+        deliver(line(), result, completion: completion, observer: nil)
+    }
+
+    /// `write`, for a line that `observer` gets too (as a C string, before
+    /// `completion`), so it is built even without a report.
     func write<Line: ReportLine>(
-        _ result: RecordResult, completion: RecordCompletion?, observer: ((UnsafePointer<CChar>) -> Void)? = nil,
-        _ line: () -> Line
+        _ result: RecordResult, completion: RecordCompletion?, _ line: () -> Line, observer: (UnsafePointer<CChar>) -> Void
     ) {
+        count(result)
+        withoutActuallyEscaping(observer) { deliver(line(), result, completion: completion, observer: $0) }
+    }
+
+    private func count(_ result: RecordResult) {
         switch result {
         case .done, .stopped: break
         case .retry: failedCount += 1
         case .rejected: rejectedCount += 1
         }
-        guard completion != nil || observer != nil else {
-            if let writer { writer.append(line()) }
-            return
-        }
-        let built = line()
+    }
+
+    /// Writes `built` (when there is a report) and flushes it, and hands it
+    /// to `observer` (a NUL-terminated copy), then `completion`.
+    private func deliver<Line: ReportLine>(
+        _ built: Line, _ result: RecordResult, completion: RecordCompletion?, observer: ((UnsafePointer<CChar>) -> Void)?
+    ) {
         let bytes: [UInt8]
         if let writer {
             bytes = writer.append(built, keeping: true)!

@@ -125,14 +125,15 @@ final class Pipeline: Intake {
             current = InFlight(dataPlugins: dataStage.count)
             return
         }
-        enter(flight)
+        enter(flight, isCurrent: true)
     }
 
     /// A message the interceptors proceeded, or stopped: its data stage
-    /// (unless stopped), then its place in the ordered stream.
-    private func enter(_ flight: InFlight) {
+    /// (unless stopped), then its place in the ordered stream. The current
+    /// record (not one an interceptor held) is used again when it is done.
+    @inline(__always)
+    private func enter(_ flight: InFlight, isCurrent: Bool) {
         if flight.interception.stop == nil { dataStage.run(flight) }
-        let isCurrent = flight === current
         if queueIsEmpty && dataStage.isDone(flight) {
             finish(flight)
             if isCurrent { flight.recycle() }
@@ -168,7 +169,7 @@ final class Pipeline: Intake {
     /// Lets every message whose interceptor's turn ended on another thread
     /// go on: to the next interceptor, else into the ordered stream.
     func takeEndings() {
-        interceptors.takeEndings { enter($0 as! InFlight) }
+        interceptors.takeEndings { enter($0 as! InFlight, isCurrent: false) }
     }
 
     /// `takeCompletions` and `takeEndings`, for what was posted.
@@ -180,7 +181,7 @@ final class Pipeline: Intake {
     /// Fails every held message and counts every pending verdict past its
     /// deadline as failed, then finishes what became ready.
     func expireDeadlines() {
-        interceptors.expireDeadlines { enter($0 as! InFlight) }
+        interceptors.expireDeadlines { enter($0 as! InFlight, isCurrent: false) }
         dataStage.expireDeadlines()
         drain()
     }
@@ -249,7 +250,7 @@ final class Pipeline: Intake {
             completion(RecordOutcome(result: .stopped, problem: reason, line: []))
             return
         }
-        report.write(.retry, completion: nil, observer: observer(of: flight)) {
+        write(flight, result: .retry) {
             MessageLine(flight: flight, status: .failed, route: .none, dataPlugins: dataStage.names, ui: [], problem: reason)
         }
     }
@@ -298,10 +299,22 @@ final class Pipeline: Intake {
             status = taken == .none ? .undelivered : .delivered
         }
         actions.store.note(flight.message, status: status)
-        report.write(status.result, completion: flight.completion, observer: observer(of: flight)) {
+        write(flight, result: status.result) {
             MessageLine(
                 flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
                 ui: route.called(on: taken, screens: app.visibleNames), problem: Self.problem(of: flight))
+        }
+    }
+
+    /// Writes a message's report line; the interceptors that proceeded it
+    /// get the line too, when any of them asks (`on_outcome`).
+    @inline(__always)
+    private func write(_ flight: InFlight, result: RecordResult, _ line: () -> MessageLine) {
+        guard interceptors.wantsOutcomes && flight.interception.passed > 0 else {
+            return report.write(result, completion: flight.completion, line)
+        }
+        report.write(result, completion: flight.completion, line) { [interceptors] text in
+            interceptors.tellOutcome(of: flight, line: text)
         }
     }
 
@@ -313,12 +326,6 @@ final class Pipeline: Intake {
         return flight.anyFailed ? flight.errors.joined(separator: "; ") : nil
     }
 
-    /// What learns the message's report line besides its source: the
-    /// interceptors that proceeded it, when any of them asks (`on_outcome`).
-    private func observer(of flight: InFlight) -> ((UnsafePointer<CChar>) -> Void)? {
-        guard interceptors.wantsOutcomes && flight.interception.passed > 0 else { return nil }
-        return { [interceptors] line in interceptors.tellOutcome(of: flight, line: line) }
-    }
 
     /// Applies a host event to the app state, or routes an action, and
     /// writes its report line; the retained actions whose screen a
