@@ -22,6 +22,7 @@ let samples: [(name: String, target: String)] = [
     ("supplies", "PluginSupplies"),
     ("token-log", "PluginTokenLog"),
     ("fifo-source", "PluginFifoSource"),
+    ("dedupe", "PluginDedupe"),
 ]
 
 /// A sample Swift plugin: one folder under `plugins/`, built as a dynamic
