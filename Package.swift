@@ -23,6 +23,7 @@ let samples: [(name: String, target: String)] = [
     ("token-log", "PluginTokenLog"),
     ("fifo-source", "PluginFifoSource"),
     ("dedupe", "PluginDedupe"),
+    ("enrich", "PluginEnrich"),
 ]
 
 /// A sample Swift plugin: one folder under `plugins/`, built as a dynamic
