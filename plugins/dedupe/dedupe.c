@@ -208,14 +208,14 @@ static int read_max_keys(const ph_host *host, const ph_config *config, size_t *m
 }
 
 static void *dedupe_create(const ph_host *host, const ph_config *config) {
+    double window = 60;
+    size_t max_keys = 10000;
+    if (read_window(host, config, &window) != 0 || read_max_keys(host, config, &max_keys) != 0) return NULL;
     const ph_chain_api *chain = host->get_extension(host, PH_EXT_CHAIN);
     if (!chain) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_CHAIN ", which an interceptor needs");
         return NULL;
     }
-    double window = 60;
-    size_t max_keys = 10000;
-    if (read_window(host, config, &window) != 0 || read_max_keys(host, config, &max_keys) != 0) return NULL;
 
     size_t buckets = 1;
     while (buckets < max_keys) buckets *= 2;

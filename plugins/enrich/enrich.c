@@ -132,11 +132,6 @@ static int check_template(const ph_host *host, const char *image) {
 }
 
 static void *enrich_create(const ph_host *host, const ph_config *config) {
-    const ph_chain_api *chain = host->get_extension(host, PH_EXT_CHAIN);
-    if (!chain) {
-        host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_CHAIN ", which an interceptor needs");
-        return NULL;
-    }
     const char *image = sample_text(host->config_get(config, "image"));
     if (!image) {
         host->log(host, PH_LOG_ERROR,
@@ -144,6 +139,11 @@ static void *enrich_create(const ph_host *host, const ph_config *config) {
         return NULL;
     }
     if (check_template(host, image) != 0) return NULL;
+    const ph_chain_api *chain = host->get_extension(host, PH_EXT_CHAIN);
+    if (!chain) {
+        host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_CHAIN ", which an interceptor needs");
+        return NULL;
+    }
     enrich *self = malloc(sizeof *self);
     if (!self) {
         host->log(host, PH_LOG_ERROR, "out of memory");
