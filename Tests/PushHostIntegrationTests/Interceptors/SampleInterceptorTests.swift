@@ -174,7 +174,7 @@ import Testing
             #"{"message_id":"m-2","data":{"title":"Sync"}}"#))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.imagesSeen(scratch) == ["https://own.example.com/p.png", nil])
-        let dataOnly = try #require(scratch.probeLines().last).json()
+        let dataOnly = try #require(scratch.probeLines().last { $0.event == "data" }).json()
         #expect(dataOnly["notification"] == nil || dataOnly["notification"] is NSNull, "\(dataOnly)")
         #expect(scratch.read("notify.txt") == """
             notify: Printer jammed [image: https://own.example.com/p.png]
