@@ -43,7 +43,7 @@
  * and as the other are two different keys. */
 typedef enum kind { BY_ID, BY_COLLAPSE_KEY } kind;
 
-/* One key that went through: in the chain of its hash bucket, and in the
+/* One key that went through: in the list of its hash bucket, and in the
  * list of all keys from the oldest to the newest. */
 typedef struct key {
     struct key *next;          /* the next key in the same bucket */
@@ -87,7 +87,7 @@ static const char *key_of(const ph_host *h, const ph_message *m, kind *kind) {
 }
 
 /* The link that points at the key (kind, text), or at the end of its
- * bucket's chain (NULL there) when it is not remembered. */
+ * bucket's list (NULL there) when it is not remembered. */
 static key **find(dedupe *self, kind kind, const char *text, uint64_t hash) {
     key **link = &self->buckets[hash & self->mask];
     while (*link && !((*link)->hash == hash && (*link)->kind == kind && strcmp((*link)->text, text) == 0))
@@ -153,7 +153,7 @@ static void dedupe_intercept(void *p, ph_chain *chain) {
     }
     if (self->count == self->max_keys) {
         forget_oldest(self);
-        link = find(self, kind, text, hash); /* the chain may have changed */
+        link = find(self, kind, text, hash); /* its bucket may have changed */
     }
     if (remember(self, link, kind, text, hash, now) != 0)
         sample_log(self->host, PH_LOG_WARNING, "out of memory: message %s goes through unremembered",
@@ -167,8 +167,9 @@ static void dedupe_intercept(void *p, ph_chain *chain) {
  * target before it are strings, in which a quote is always escaped). */
 static void dedupe_on_outcome(void *p, const ph_message *m, const char *report_line) {
     dedupe *self = p;
+    static const char failed[] = "\"status\":\"failed\"";
     const char *status = strstr(report_line, "\"status\":");
-    if (!status || strncmp(status + strlen("\"status\":"), "\"failed\"", strlen("\"failed\"")) != 0) return;
+    if (!status || strncmp(status, failed, sizeof failed - 1) != 0) return;
     kind kind;
     const char *text = key_of(self->host, m, &kind);
     key **link = find(self, kind, text, hash_of(text));
