@@ -22,6 +22,8 @@ let samples: [(name: String, target: String)] = [
     ("supplies", "PluginSupplies"),
     ("token-log", "PluginTokenLog"),
     ("fifo-source", "PluginFifoSource"),
+    ("dedupe", "PluginDedupe"),
+    ("enrich", "PluginEnrich"),
 ]
 
 /// A sample Swift plugin: one folder under `plugins/`, built as a dynamic

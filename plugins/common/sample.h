@@ -1,6 +1,7 @@
 /*
  * sample.h: plumbing shared by the sample plugins in this folder (cache,
- * notify, token-log, and the screens through ../screen/screen.h), written
+ * notify, token-log, fifo-source, dedupe, enrich, and the screens through
+ * ../screen/screen.h), written
  * once so that each sample shows only what is particular to its role. It is
  * not part of the ABI: a real plugin would normally be one file, with
  * whichever of these few lines it needs copied into it.
@@ -22,6 +23,7 @@
 #include <pushhost.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,68 @@ static inline const char *sample_field(const ph_host *h, const ph_message *m, co
     return sample_text(h->message_get(m, path));
 }
 
+/* printf into a new string of exactly the right length (free it), or NULL
+ * when out of memory. */
+__attribute__((format(printf, 1, 0)))
+static inline char *sample_vformat(const char *format, va_list args) {
+    va_list measure;
+    va_copy(measure, args);
+    int n = vsnprintf(NULL, 0, format, measure);
+    va_end(measure);
+    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (text) vsnprintf(text, (size_t)n + 1, format, args);
+    return text;
+}
+
+/* sample_vformat with the arguments in line. */
+__attribute__((format(printf, 1, 2)))
+static inline char *sample_format(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    char *text = sample_vformat(format, args);
+    va_end(args);
+    return text;
+}
+
+/* host->log with a printf format. host->log takes finished text, so the
+ * line is built first, whole (host strings in it may be long); the host
+ * copies what it keeps. */
+__attribute__((format(printf, 3, 4)))
+static inline void sample_log(const ph_host *host, ph_log_level level, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    char *text = sample_vformat(format, args);
+    va_end(args);
+    host->log(host, text ? level : PH_LOG_ERROR, text ? text : "out of memory");
+    free(text);
+}
+
+/* s as a JSON string, quotes included, in a new string (free it), or NULL
+ * when out of memory: a quote, a backslash or a control character in s is
+ * escaped, so the result is safe inside a line or as a JSON value. */
+static inline char *sample_quote(const char *s) {
+    size_t n = 2;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        n += strchr("\"\\\n\r\t", *c) ? 2 : *c < 0x20 ? 6 : 1;
+    char *out = malloc(n + 1), *at = out;
+    if (!out) return NULL;
+    *at++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"': case '\\': *at++ = '\\'; *at++ = (char)*c; break;
+        case '\n': *at++ = '\\'; *at++ = 'n'; break;
+        case '\r': *at++ = '\\'; *at++ = 'r'; break;
+        case '\t': *at++ = '\\'; *at++ = 't'; break;
+        default:
+            if (*c < 0x20) at += snprintf(at, 7, "\\u%04x", *c);
+            else *at++ = (char)*c;
+        }
+    }
+    *at++ = '"';
+    *at = '\0';
+    return out;
+}
+
 /* The create() every sample shares: makes the state and opens the `path`
  * setting for appending. required is NULL when `path` is optional (out is
  * then NULL without it), else the error to log when it is unset or empty.
@@ -71,9 +135,7 @@ static inline sample *sample_create(const ph_host *host, const ph_config *config
     if (path) {
         self->out = fopen(path, "a");
         if (!self->out) {
-            char msg[512]; /* a longer message is cut, which is fine for a log line */
-            snprintf(msg, sizeof msg, "cannot open %s for appending: %s", path, strerror(errno));
-            host->log(host, PH_LOG_ERROR, msg);
+            sample_log(host, PH_LOG_ERROR, "cannot open %s for appending: %s", path, strerror(errno));
             free(self);
             return NULL;
         }

@@ -20,13 +20,12 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkfifo, poll, pthreads, O_CLOEXEC */
 
-#include "../common/sample.h" /* sample_text */
+#include "../common/sample.h" /* sample_text, sample_log */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,28 +60,17 @@ typedef struct record {
 
 static void fifo_done(void *ctx, ph_result result, const char *report_line);
 
-/* host->log takes finished text: one formatted line, cut at 512 bytes. */
-__attribute__((format(printf, 3, 4)))
-static void say(const ph_host *host, ph_log_level level, const char *format, ...) {
-    char text[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text, sizeof text, format, args);
-    va_end(args);
-    host->log(host, level, text);
-}
-
 /* Makes the FIFO, or accepts the one that is there; anything else at path
  * is an error, logged. 0 or -1. */
 static int make_fifo(const ph_host *host, const char *path) {
     if (mkfifo(path, 0600) == 0) return 0;
     if (errno != EEXIST) {
-        say(host, PH_LOG_ERROR, "cannot make the FIFO %s: %s", path, strerror(errno));
+        sample_log(host, PH_LOG_ERROR, "cannot make the FIFO %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-        say(host, PH_LOG_ERROR, "%s exists and is not a FIFO", path);
+        sample_log(host, PH_LOG_ERROR, "%s exists and is not a FIFO", path);
         return -1;
     }
     return 0;
@@ -122,7 +110,7 @@ static int submit_line(fifo_source *self, const char *text, size_t len) {
 
     record *r = malloc(sizeof *r);
     if (!r) {
-        say(self->host, PH_LOG_ERROR, "out of memory: a line was dropped");
+        sample_log(self->host, PH_LOG_ERROR, "out of memory: a line was dropped");
         return 0;
     }
     r->self = self;
@@ -141,7 +129,7 @@ static int take(fifo_source *self, const char *bytes, size_t n) {
         const char *end = memchr(bytes, '\n', n);
         size_t part = end ? (size_t)(end - bytes) : n;
         if (!self->skipping && self->len + part > LINE_CAP) {
-            say(self->host, PH_LOG_WARNING, "a line longer than %d bytes was skipped", LINE_CAP);
+            sample_log(self->host, PH_LOG_WARNING, "a line longer than %d bytes was skipped", LINE_CAP);
             self->skipping = 1;
             self->len = 0;
         }
@@ -151,7 +139,7 @@ static int take(fifo_source *self, const char *bytes, size_t n) {
                 while (cap < self->len + part) cap *= 2;
                 char *grown = realloc(self->line, cap);
                 if (!grown) {
-                    say(self->host, PH_LOG_ERROR, "out of memory: a line was dropped");
+                    sample_log(self->host, PH_LOG_ERROR, "out of memory: a line was dropped");
                     self->skipping = 1;
                     self->len = 0;
                 } else {
@@ -183,14 +171,14 @@ static void *fifo_read(void *p) {
         struct pollfd fds[2] = {{.fd = self->fd, .events = POLLIN}, {.fd = self->wake[0], .events = POLLIN}};
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR) continue;
-            say(self->host, PH_LOG_ERROR, "poll failed: %s; reading stops", strerror(errno));
+            sample_log(self->host, PH_LOG_ERROR, "poll failed: %s; reading stops", strerror(errno));
             return NULL;
         }
         if (fds[1].revents) return NULL; /* stop() */
         ssize_t n = read(self->fd, chunk, sizeof chunk);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR) continue;
-            say(self->host, PH_LOG_ERROR, "cannot read %s: %s; reading stops", self->path, strerror(errno));
+            sample_log(self->host, PH_LOG_ERROR, "cannot read %s: %s; reading stops", self->path, strerror(errno));
             return NULL;
         }
         /* n == 0 cannot happen: we hold the FIFO open for writing too. */
@@ -213,11 +201,11 @@ static int fifo_start(void *p) {
      * gives us end-of-file, and open does not wait for a writer. */
     self->fd = open(self->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (self->fd < 0) {
-        say(self->host, PH_LOG_ERROR, "cannot open %s: %s", self->path, strerror(errno));
+        sample_log(self->host, PH_LOG_ERROR, "cannot open %s: %s", self->path, strerror(errno));
         return -1;
     }
     if (pipe(self->wake) != 0) {
-        say(self->host, PH_LOG_ERROR, "cannot make a pipe: %s", strerror(errno));
+        sample_log(self->host, PH_LOG_ERROR, "cannot make a pipe: %s", strerror(errno));
         self->wake[0] = self->wake[1] = -1;
         close_all(self);
         return -1;
@@ -226,7 +214,7 @@ static int fifo_start(void *p) {
     fcntl(self->wake[1], F_SETFD, FD_CLOEXEC);
     int failed = pthread_create(&self->reader, NULL, fifo_read, self);
     if (failed) {
-        say(self->host, PH_LOG_ERROR, "cannot start the reader thread: %s", strerror(failed));
+        sample_log(self->host, PH_LOG_ERROR, "cannot start the reader thread: %s", strerror(failed));
         close_all(self);
         return -1;
     }
@@ -253,7 +241,7 @@ static void fifo_done(void *ctx, ph_result result, const char *report_line) {
     record *r = ctx;
     (void)report_line;
     const char *word = result == PH_DONE ? "done" : result == PH_RETRY ? "retry" : "rejected";
-    say(r->self->host, PH_LOG_INFO, "record %lu: %s", r->number, word);
+    sample_log(r->self->host, PH_LOG_INFO, "record %lu: %s", r->number, word);
     free(r);
 }
 

@@ -15,8 +15,8 @@
  *   #define SCREEN_NAME "issues"
  *   #include "../screen/screen.h"
  *
- * It builds on ../common/sample.h (state, create/destroy, fields), so a
- * screen's descriptor uses sample_destroy as its destroy().
+ * It builds on ../common/sample.h (state, create/destroy, fields, quoting,
+ * log lines), so a screen's descriptor uses sample_destroy as its destroy().
  *
  * Setting:  path  file to append to (optional; default: host->log at info)
  * Output:   <screen name> target <id> <title or ->     (on_target)
@@ -37,7 +37,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* s when it has text, else "-". Host strings are borrowed for the length
  * of the call: use them, don't keep them. */
@@ -52,16 +51,7 @@ static void screen_report(sample *self, const char *event, const char *id, const
         if (fflush(self->out) != 0) h->log(h, PH_LOG_WARNING, "cannot write the report line");
         return;
     }
-    /* host->log takes finished text, not a format: build the line first. */
-    int n = snprintf(NULL, 0, "%s %s %s %s", SCREEN_NAME, event, id, value);
-    char *line = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (!line) {
-        h->log(h, PH_LOG_ERROR, "out of memory");
-        return;
-    }
-    snprintf(line, (size_t)n + 1, "%s %s %s %s", SCREEN_NAME, event, id, value);
-    h->log(h, PH_LOG_INFO, line); /* the host copies what it keeps */
-    free(line);
+    sample_log(h, PH_LOG_INFO, "%s %s %s %s", SCREEN_NAME, event, id, value);
 }
 
 /* The setting is optional: without it, self->out stays NULL and the
@@ -84,32 +74,6 @@ static void screen_on_mismatch(void *p, const ph_message *m) {
     screen_report(self, "mismatch", h->message_id(m), screen_or_dash(h->message_target(m)));
 }
 
-/* s as a JSON string, quotes included, in a new buffer (free it), or NULL
- * when out of memory: a reply is a person's text, and may hold a quote or a
- * newline that would otherwise break the line. */
-static inline char *screen_quote(const char *s) {
-    size_t n = 2;
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-        n += strchr("\"\\\n\r\t", *c) ? 2 : *c < 0x20 ? 6 : 1;
-    char *out = malloc(n + 1), *at = out;
-    if (!out) return NULL;
-    *at++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"': case '\\': *at++ = '\\'; *at++ = (char)*c; break;
-        case '\n': *at++ = '\\'; *at++ = 'n'; break;
-        case '\r': *at++ = '\\'; *at++ = 'r'; break;
-        case '\t': *at++ = '\\'; *at++ = 't'; break;
-        default:
-            if (*c < 0x20) at += snprintf(at, 7, "\\u%04x", *c);
-            else *at++ = (char)*c;
-        }
-    }
-    *at++ = '"';
-    *at = '\0';
-    return out;
-}
-
 /* A person acted on the notification of a message aimed at this screen:
  * action is "tap" for the notification itself, else the id of one of its
  * notification.actions; input is the text of a reply, else NULL. All three
@@ -124,15 +88,13 @@ static inline void screen_on_action(void *p, const ph_message *m, const char *ac
         return;
     }
     /* "<action> <quoted input>", built first: screen_report takes one value. */
-    char *quoted = screen_quote(input);
-    size_t n = quoted ? strlen(action) + 1 + strlen(quoted) + 1 : 0;
-    char *value = quoted ? malloc(n) : NULL;
+    char *quoted = sample_quote(input);
+    char *value = quoted ? sample_format("%s %s", action, quoted) : NULL;
     if (!value) {
         h->log(h, PH_LOG_ERROR, "out of memory");
         free(quoted);
         return;
     }
-    snprintf(value, n, "%s %s", action, quoted);
     screen_report(self, "action", h->message_id(m), value);
     free(value);
     free(quoted);

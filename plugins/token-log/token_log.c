@@ -9,10 +9,9 @@
  * Setting:  path  file to append to (optional; default: host->log at info)
  * Output:   token <new> previous <previous or ->
  */
-#include "../common/sample.h" /* the plumbing: state, create/destroy */
+#include "../common/sample.h" /* the plumbing: state, create/destroy, log lines */
 
 #include <stdio.h>
-#include <stdlib.h>
 
 /* The setting is optional: without it, self->out stays NULL and the lines
  * go to host->log. */
@@ -32,16 +31,7 @@ static void token_log_on_token(void *p, const char *token, const char *previous)
         if (fflush(self->out) != 0) h->log(h, PH_LOG_WARNING, "cannot write the token line");
         return;
     }
-    /* host->log takes finished text, not a format: build the line first. */
-    int n = snprintf(NULL, 0, "token %s previous %s", token, previous);
-    char *line = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (!line) {
-        h->log(h, PH_LOG_ERROR, "out of memory");
-        return;
-    }
-    snprintf(line, (size_t)n + 1, "token %s previous %s", token, previous);
-    h->log(h, PH_LOG_INFO, line); /* the host copies what it keeps */
-    free(line);
+    sample_log(h, PH_LOG_INFO, "token %s previous %s", token, previous);
 }
 
 static const ph_plugin plugin = {

@@ -108,7 +108,8 @@ import Testing
 
     /// The sample plugins are worked examples: they build warning-free with
     /// one strict line, and export nothing but the entry.
-    @Test(arguments: ["cache/cache.c", "notify/notify.c", "issues/issues.c", "supplies/supplies.c", "token-log/token_log.c"])
+    @Test(arguments: ["cache/cache.c", "notify/notify.c", "issues/issues.c", "supplies/supplies.c", "token-log/token_log.c",
+                      "dedupe/dedupe.c", "enrich/enrich.c"])
     func samplePluginBuildsWarningFree(_ source: String) throws {
         let scratch = try Scratch()
         let text = try String(contentsOf: Paths.packageRoot.appendingPathComponent("plugins/\(source)"), encoding: .utf8)
