@@ -105,6 +105,38 @@ public protocol ActionPlugin: Plugin {
     func onAction(_ action: Action, message: Message)
 }
 
+/// The interceptor role: sees each push message before the data stage, as
+/// an OkHttp interceptor sees a request. It may read and edit the message
+/// (`chain.message`, `chain.set`), pass it on and learn its outcome
+/// (`await chain.proceed()`), or stop it by returning `.suppressed(reason)`
+/// or `.failed(reason)` without proceeding.
+///
+/// ```swift
+/// func intercept(_ chain: Chain) async -> Outcome {
+///     let message = chain.message
+///     if message.data["test"] == "yes" { return .suppressed("a test message") }
+///     chain.set("data.seen_by", to: Self.name)
+///     let outcome = await chain.proceed()
+///     context.log("\(message.id): \(outcome.status)")    // e.g. "m-1: delivered"
+///     return outcome
+/// }
+/// ```
+///
+/// Interceptors run in load order, each after the one before proceeded.
+/// `intercept` starts on the host's thread, at once: one that proceeds (or
+/// returns) without suspending does so during the host's call, as a C
+/// interceptor would. One that suspends holds its message, and the host goes
+/// on with the messages behind it; the held message gets its report line
+/// once it is passed on or stopped. `proceed()` returns when the message's
+/// report line is written (`outcome.reportLine`), with `status`, `reason`,
+/// and `by` (the interceptor that stopped it, if one did); what `intercept`
+/// returns after proceeding is only passed on. At the plugin's shutdown, a
+/// `proceed()` still waiting returns the status `stopped`, and a message
+/// still held is no longer passed on or stopped.
+public protocol Interceptor: Plugin {
+    func intercept(_ chain: Chain) async -> Outcome
+}
+
 /// What a person did with a notification.
 public struct Action: Sendable, Hashable, CustomStringConvertible {
     /// `"tap"` for the notification itself, else the `id` of one of the
