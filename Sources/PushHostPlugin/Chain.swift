@@ -1,4 +1,5 @@
 import CPushHost
+import Dispatch
 import Synchronization
 
 /// One push message on its way through the interceptors, as an
@@ -34,6 +35,10 @@ public final class Chain: Sendable {
     private struct State {
         var turn = Turn.open
         var storage: MessageStorage?
+        /// Whether the plugin's `intercept` has not returned yet.
+        var running = true
+        /// Left once `intercept` returns, when the plugin's shutdown waits for it.
+        var shutdown: DispatchGroup?
     }
 
     /// The outcome once known, and the `proceed()` calls waiting for it.
@@ -119,6 +124,10 @@ public final class Chain: Sendable {
     /// what it returned (see `end(returning:)`).
     nonisolated(nonsending) func run(_ plugin: any Interceptor) async {
         end(returning: await plugin.intercept(self))
+        state.withLock { state in
+            state.running = false
+            state.shutdown?.leave()
+        }
     }
 
     /// Ends the turn as `intercept` returned `returned`: a message not
@@ -144,10 +153,17 @@ public final class Chain: Sendable {
 
     /// `destroy`: ends a turn still open without a call to the host (its
     /// message stays readable), and gives `stopped` to every `proceed()`
-    /// still waiting, and to any later one.
-    func close() {
+    /// still waiting, and to any later one. When the message was passed on
+    /// and `intercept` still runs (it waits for the outcome), `shutdown` is
+    /// entered, and left once `intercept` returns.
+    func close(_ shutdown: DispatchGroup) {
         state.withLock { state in
-            if state.turn == .open { end(&state, as: .closed) }
+            if state.turn == .open {
+                end(&state, as: .closed)
+            } else if state.running {
+                shutdown.enter()
+                state.shutdown = shutdown
+            }
         }
         deliver(.stopped)
     }

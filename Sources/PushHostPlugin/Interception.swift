@@ -1,4 +1,5 @@
 import CPushHost
+import Dispatch
 import Synchronization
 
 /// The interceptor role of one plugin instance: the host's chain API, and
@@ -90,12 +91,17 @@ final class Interception: @unchecked Sendable {
     }
 
     /// `destroy`: ends every chain still under way, so that no call reaches
-    /// the host after it, and resumes every `proceed()` waiting with `stopped`.
+    /// the host after it, resumes every `proceed()` waiting with `stopped`,
+    /// and waits for those `intercept`s to return, so that the plugin's
+    /// `shutdown` comes after them. (An `intercept` that still holds its
+    /// message is not waited for: its `proceed()` will return `stopped`.)
     func close() {
         let entries = chains.withLock { entries in
             defer { entries.removeAll() }
             return entries
         }
-        for entry in entries { entry.chain.close() }
+        let shutdown = DispatchGroup()
+        for entry in entries { entry.chain.close(shutdown) }
+        shutdown.wait()
     }
 }
