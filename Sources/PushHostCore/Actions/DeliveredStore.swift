@@ -75,7 +75,7 @@ final class DeliveredStore {
         }
         readingFlags = flags
         fd = try Self.open(current)
-        lastWrite = DataStage.now()
+        lastWrite = MonotonicClock.now()
     }
 
     /// Counts the lines of the current file, once, before the first write
@@ -207,13 +207,13 @@ final class DeliveredStore {
     /// Writes out the buffered lines once the oldest waited a second: a
     /// burst writes only what the store keeps.
     func writeIfDue() {
-        if !buffer.isEmpty && DataStage.now() &- lastWrite >= Self.writeDelay { write() }
+        if !buffer.isEmpty && MonotonicClock.now() &- lastWrite >= Self.writeDelay { write() }
     }
 
     /// Milliseconds until `writeIfDue` writes, or -1 when nothing waits.
     func millisecondsToWrite() -> Int32 {
         guard !buffer.isEmpty else { return -1 }
-        let left = Int64(bitPattern: lastWrite &+ Self.writeDelay &- DataStage.now())
+        let left = Int64(bitPattern: lastWrite &+ Self.writeDelay &- MonotonicClock.now())
         return Int32(max(0, left / 1_000_000 + 1))
     }
 
@@ -222,7 +222,7 @@ final class DeliveredStore {
         defer {
             buffer.removeAll()
             pendingEnds.removeAll(keepingCapacity: true)
-            lastWrite = DataStage.now()
+            lastWrite = MonotonicClock.now()
         }
         guard !buffer.isEmpty, failure == nil else { return }
         if filesOutdated {

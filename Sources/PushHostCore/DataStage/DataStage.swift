@@ -15,19 +15,28 @@ import Logging
 ///
 /// A `complete` is matched by its handle against the pending messages only.
 /// The handle of a message that went pending is not used again before the
-/// handles wrap (see ``MessageHandles``), so a second call, a late one or a
+/// handles wrap (see ``Handles``), so a second call, a late one or a
 /// stray pointer finds nothing and is ignored with a warning, without being
 /// dereferenced. Nothing is kept for such calls: a message whose deadline
 /// passes loses its handle at once and is let go with its report line.
 final class DataStage: VerdictSink, @unchecked Sendable {
     /// The data plugins' names, in load order.
     let names: [String]
-    let inbox = CompletionInbox()
+    let inbox = Inbox<Completion>()
     private let handlers: UnsafeMutableBufferPointer<Handler>
     private let journal: CrashJournal
     private let logger: Logger
     private let timeout: Double
     private let timeoutNanoseconds: UInt64
+    /// One `complete` call, as posted from the plugin's thread.
+    struct Completion: Sendable {
+        /// The `ph_message` pointer as the plugin gave it; never dereferenced
+        /// before it is found among the pending messages.
+        let address: UInt
+        let verdict: ph_verdict
+        let plugin: String
+    }
+
     /// Messages waiting for `complete`, by their handle's address.
     private(set) var pending: [UInt: InFlight] = [:]
 
@@ -66,7 +75,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             journal.leave()
             if verdict == PH_PENDING {
                 flight.isWaiting = true
-                flight.deadline = Self.now() &+ timeoutNanoseconds
+                flight.deadline = MonotonicClock.now() &+ timeoutNanoseconds
                 pending[flight.message.handleAddress] = flight
                 return
             }
@@ -102,7 +111,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     func takeCompletions() {
         for completion in inbox.take() {
             guard let flight = pending[completion.address], names[flight.next] == completion.plugin else {
-                if MessageHandles.shared.takeExpired(completion.address) {
+                if Handles.messages.takeExpired(completion.address) {
                     logger.warning("\(completion.plugin): complete arrived after the --data-timeout deadline; ignored")
                 } else {
                     logger.warning("\(completion.plugin): complete for a message that is not waiting for it (a second call, or an unknown message); ignored")
@@ -120,7 +129,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     /// message's handle is retired, so that the plugin's late `complete`
     /// finds nothing, and the message goes on under a new one.
     func expireDeadlines() {
-        let now = Self.now()
+        let now = MonotonicClock.now()
         let expired = pending.filter { $0.value.deadline <= now }
         guard !expired.isEmpty else { return }
         for (address, flight) in expired.sorted(by: { $0.value.deadline < $1.value.deadline }) {
@@ -143,14 +152,6 @@ final class DataStage: VerdictSink, @unchecked Sendable {
 
     /// Milliseconds until the nearest deadline, or -1 when nothing is pending.
     func millisecondsToNextDeadline() -> Int32 {
-        guard let nearest = pending.values.lazy.map(\.deadline).min() else { return -1 }
-        let now = Self.now()
-        return nearest <= now ? 0 : Int32(min((nearest - now + 999_999) / 1_000_000, UInt64(Int32.max)))
-    }
-
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        pending.values.lazy.map(\.deadline).min().map(MonotonicClock.milliseconds(until:)) ?? -1
     }
 }

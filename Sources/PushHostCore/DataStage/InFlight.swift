@@ -1,10 +1,12 @@
-/// A message between arrival and its report line: where its data stage
-/// stands, what the data plugins gave as verdicts, and who learns the result.
+/// A message between arrival and its report line: where it stands among the
+/// interceptors and in its data stage, what the data plugins gave as
+/// verdicts, and who learns the result.
 ///
 /// Its message comes from ``MessagePool``, with a handle of its own, and
 /// goes back there (its handle retired) when the record goes.
-final class InFlight {
+final class InFlight: Intercepted {
     let message: Message
+    var interception = Interception()
     /// The record's completion, when its source asked for one.
     var completion: RecordCompletion?
     /// The index, among the data plugins, of the next one to call; while
@@ -31,9 +33,10 @@ final class InFlight {
         MessagePool.give(message)
     }
 
-    /// Whether the data stage has ended.
+    /// Whether the data stage has ended, or has nothing to do (an
+    /// interceptor stopped the message).
     func isDone(dataPlugins: Int) -> Bool {
-        !isWaiting && next >= dataPlugins
+        !isWaiting && (next >= dataPlugins || interception.stop != nil)
     }
 
     /// Notes the current data plugin's final verdict and moves past it.
@@ -53,6 +56,7 @@ final class InFlight {
         anyFailed = false
         anySuppressed = false
         isWaiting = false
+        if interception.passed != 0 || interception.stop != nil { interception = Interception() }
         if completion != nil { completion = nil }
     }
 }

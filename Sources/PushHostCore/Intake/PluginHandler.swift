@@ -7,6 +7,8 @@ package enum PluginHandler: Int32, Sendable {
     case onMismatch
     case onToken
     case onAction
+    case intercept
+    case onOutcome
 
     /// `on_data`, `on_background`, ...
     package var name: String {
@@ -17,6 +19,8 @@ package enum PluginHandler: Int32, Sendable {
         case .onMismatch: "on_mismatch"
         case .onToken: "on_token"
         case .onAction: "on_action"
+        case .intercept: "intercept"
+        case .onOutcome: "on_outcome"
         }
     }
 }

@@ -1,20 +1,152 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CPushHost
 import Logging
 
 /// The interceptor stage, between the intake and the data stage (SPEC
-/// section 11): the plugins that offer `ph.interceptor/1`, in load order.
+/// section 11): the plugins that offer `ph.interceptor/1`, in load order,
+/// each of which proceeds or stops every push message, now or later.
 ///
-/// This host does not run interceptors yet, so every message passes
-/// straight on to the data stage; a plugin that offers one is told so at
-/// start, instead of being silently ignored.
-struct Interceptors {
-    /// The plugins offering `ph.interceptor/1`, in load order.
-    let plugins: [String]
+/// A message goes from one interceptor to the next while each proceeds it
+/// during its `intercept` call. One that returns without proceeding or
+/// stopping holds the message: the stage keeps it, and the host goes on
+/// with the messages behind it. The turn's ending comes later, from any
+/// thread, through `inbox`; the message then goes on from where it stood
+/// (`takeEndings`). A turn that does not end within `--data-timeout` fails
+/// its message (`expireDeadlines`).
+final class Interceptors {
+    /// Turns that ended on plugins' threads, for the dispatch thread.
+    let inbox = Inbox<ChainLink.Posted>()
+    private let plugins: [InterceptorPlugin]
+    private let journal: CrashJournal
+    private let logger: Logger
+    private let timeout: Double
+    private let timeoutNanoseconds: UInt64
+    /// The held turns, and when each must end (monotonic ns).
+    private var held: [ObjectIdentifier: (link: ChainLink, deadline: UInt64)] = [:]
+    /// Whether any interceptor has `on_outcome`.
+    let wantsOutcomes: Bool
 
-    init(plugins: PluginSet, logger: Logger) {
-        self.plugins = plugins.instances.filter { $0.plugInExtension(PH_EXT_INTERCEPTOR) != nil }.map(\.name)
-        for name in self.plugins {
-            logger.warning("plugin \(name) offers \(PH_EXT_INTERCEPTOR), which this host does not run yet: its messages go straight to the data stage")
+    /// The stage for the interceptors among `plugins`; a turn fails its
+    /// message after `timeout` seconds.
+    ///
+    /// - Throws: when a plugin offers a table without `intercept`.
+    init(plugins: PluginSet, timeout: Double, journal: CrashJournal, logger: Logger) throws(SetupError) {
+        var interceptors: [InterceptorPlugin] = []
+        for plugin in plugins.instances {
+            if let interceptor = try InterceptorPlugin(plugin) { interceptors.append(interceptor) }
+        }
+        self.plugins = interceptors
+        wantsOutcomes = interceptors.contains { $0.hasOnOutcome }
+        self.journal = journal
+        self.logger = logger
+        self.timeout = timeout
+        timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
+    }
+
+    /// The interceptors' names, in load order.
+    var names: [String] { plugins.map(\.name) }
+
+    var isEmpty: Bool { plugins.isEmpty }
+
+    /// How many messages interceptors hold.
+    var heldCount: Int { held.count }
+
+    /// Where a message stands once the stage is done with it for now.
+    enum Progress {
+        /// Every interceptor proceeded it: on to the data stage.
+        case passed
+        /// One holds it: it comes back through `takeEndings`.
+        case held
+        /// One stopped it (see its ``Interception/stop``).
+        case stopped
+    }
+
+    /// Calls the interceptors in load order from where `item` stands, until
+    /// one holds it or stops it, or all proceeded it.
+    func run(_ item: any Intercepted) -> Progress {
+        while item.interception.passed < plugins.count {
+            let plugin = plugins[item.interception.passed]
+            let link = ChainLink.open(carrying: item, by: plugin.interceptor, logger: plugin.logger, inbox: inbox)
+            journal.enter(.intercept, plugin: plugin.index, source: item.message.source)
+            plugin.call(link.opaque)
+            journal.leave()
+            guard let (ending, _) = link.returned() else {
+                held[ObjectIdentifier(link)] = (link, MonotonicClock.now() &+ timeoutNanoseconds)
+                return .held
+            }
+            guard apply(ending, to: item) else { return .stopped }
+        }
+        return .passed
+    }
+
+    /// Notes how the turn of the interceptor `item` stands at ended; false
+    /// when it stopped the message.
+    private func apply(_ ending: ChainLink.Ending, to item: any Intercepted) -> Bool {
+        let name = plugins[item.interception.passed].name
+        switch ending {
+        case .proceeded:
+            item.interception.passed += 1
+            return true
+        case .stopped(let kind, let reason):
+            item.interception.stop = InterceptorStop(kind: kind, by: name, reason: reason)
+        case .broken(let problem):
+            item.interception.stop = InterceptorStop(kind: .failed, by: name, reason: "\(name) \(problem)")
+        }
+        return false
+    }
+
+    /// Takes the turns that ended on plugins' threads: each message goes on
+    /// from there, and `body` gets those that passed every interceptor or
+    /// were stopped, in the order their turns ended.
+    func takeEndings(_ body: (any Intercepted) -> Void) {
+        for posted in inbox.take() {
+            held[ObjectIdentifier(posted.link)] = nil
+            guard let (ending, item) = ChainLink.take(posted) else { continue }
+            if apply(ending, to: item), run(item) == .held { continue }
+            body(item)
+        }
+    }
+
+    /// Fails every held message whose turn outlived `--data-timeout`, and
+    /// hands it to `body`; a late `proceed` or `stop` is ignored.
+    func expireDeadlines(_ body: (any Intercepted) -> Void) {
+        guard !held.isEmpty else { return }
+        let now = MonotonicClock.now()
+        for (key, turn) in held.sorted(by: { $0.value.deadline < $1.value.deadline }) where turn.deadline <= now {
+            held[key] = nil
+            guard let item = turn.link.abandon(timedOut: true) else { continue }
+            let plugin = plugins[item.interception.passed]
+            plugin.logger.warning("no proceed or stop for message \(item.message.idString) within \(timeout)s; it fails")
+            item.interception.stop = InterceptorStop(
+                kind: .failed, by: plugin.name, reason: "\(plugin.name) did not proceed or stop within --data-timeout \(timeout)s")
+            body(item)
+        }
+    }
+
+    /// Milliseconds until the nearest deadline of a held message, or -1.
+    func millisecondsToNextDeadline() -> Int32 {
+        held.values.lazy.map(\.deadline).min().map(MonotonicClock.milliseconds(until:)) ?? -1
+    }
+
+    /// The host stops: every held message, with the interceptor that holds
+    /// it; their later `proceed` or `stop` is ignored.
+    func abandonAll() -> [(item: any Intercepted, by: String)] {
+        defer { held.removeAll() }
+        return held.values.sorted { $0.deadline < $1.deadline }.compactMap { turn in
+            turn.link.abandon(timedOut: false).map { ($0, plugins[$0.interception.passed].name) }
+        }
+    }
+
+    /// Calls `on_outcome` of every interceptor that proceeded `item`, the
+    /// last one first, with its report line.
+    func tellOutcome(of item: any Intercepted, line: UnsafePointer<CChar>) {
+        let message = item.message.opaque
+        for plugin in plugins[..<item.interception.passed].reversed() where plugin.hasOnOutcome {
+            journal.enter(.onOutcome, plugin: plugin.index, source: item.message.source)
+            plugin.tell(message, line: line)
+            journal.leave()
         }
     }
 }

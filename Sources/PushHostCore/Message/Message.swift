@@ -13,7 +13,7 @@ import Synchronization
 /// The strings handed to plugins are copied on request into the message's
 /// ``MessageArena`` and live until `reset()`, when the message is done.
 ///
-/// Plugins know a message by its handle, a slot of ``MessageHandles``
+/// Plugins know a message by its handle, a slot of ``Handles``
 /// (see there): a handle whose message is gone names no message, and the
 /// accessors answer NULL for it. Accessors may race with the retiring of a
 /// handle (a plugin still at work when its deadline passes), so the
@@ -48,17 +48,17 @@ package final class Message: @unchecked Sendable {
     /// none was, `reset()` takes no lock.
     private let handedOutAny = Atomic(false)
     /// The slot plugins know this message by; written under the lock.
-    private var handle = MessageHandles.none
+    private var handle = Handles.none
 
     /// A message with a handle of its own.
     package init() {
-        handle = MessageHandles.shared.claim(for: address)
+        handle = Handles.messages.claim(for: address)
     }
 
     deinit {
         reset()
         strings.withLock { $0.free() }
-        MessageHandles.shared.retire(handle)
+        Handles.messages.retire(handle)
     }
 
     /// Points the message at a parsed push payload whose telling root
@@ -137,13 +137,26 @@ package final class Message: @unchecked Sendable {
         let tokens = UnsafeMutableBufferPointer<JSONToken>.allocate(capacity: bytes.count)
         // Written by appendNormalizedJSON from a valid record: valid JSON.
         let document = try! reader.parse(UnsafeRawBufferPointer(storage), into: tokens.baseAddress!)
-        if let owned {
-            owned.input.deallocate()
-            owned.tape.deallocate()
+        replaceStorage(with: (storage, tokens), document: document)
+    }
+
+    /// Reads, from now on, the normalized message `document` parsed into
+    /// `storage` (which the message owns from now on), freeing what it
+    /// owned before; under the lock, as accessors on other threads may be
+    /// reading. `message_json` is built again when asked for.
+    func replaceStorage(
+        with storage: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>), document: JSONDocument
+    ) {
+        strings.withLock { arena in
+            if let owned {
+                owned.input.deallocate()
+                owned.tape.deallocate()
+            }
+            owned = storage
+            borrow(document, source: source)
+            readNormalized(document.root)
+            arena.json = nil
         }
-        owned = (storage, tokens)
-        borrow(document, source: source)
-        readNormalized(document.root)
     }
 
     /// Copies the borrowed bytes and tape, so the message outlives the input buffer.
@@ -210,7 +223,7 @@ package final class Message: @unchecked Sendable {
 
     /// Gives the message a new handle, for the next message it carries.
     func claimHandle() {
-        let fresh = MessageHandles.shared.claim(for: address)
+        let fresh = Handles.messages.claim(for: address)
         strings.withLock { _ in handle = fresh }
     }
 
@@ -218,8 +231,8 @@ package final class Message: @unchecked Sendable {
     /// on, and with `expired` a late `complete` is recognized as late.
     func retireHandle(expired: Bool = false) {
         let old = handle
-        strings.withLock { _ in handle = MessageHandles.none }
-        MessageHandles.shared.retire(old, expired: expired)
+        strings.withLock { _ in handle = Handles.none }
+        Handles.messages.retire(old, mark: expired ? Handles.expired : 0)
     }
 
     /// Runs `body` with the message that `opaque` names, under the lock
@@ -230,9 +243,9 @@ package final class Message: @unchecked Sendable {
     static func handOut(
         _ opaque: OpaquePointer, _ body: (Message, inout MessageArena) -> UnsafePointer<CChar>?
     ) -> UnsafePointer<CChar>? {
-        guard let slot = MessageHandles.shared.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
+        guard let slot = Handles.messages.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
         let bits = slot.pointee.load(ordering: .acquiring)
-        guard bits > MessageHandles.expired, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
         // Never freed (see the type), so locking it is safe even if it moved
         // on; and never released meanwhile, so no reference count is taken.
         return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in

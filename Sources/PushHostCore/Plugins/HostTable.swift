@@ -61,9 +61,15 @@ enum HostExtensions {
         return table
     }()
 
+    /// `ph.chain/1`, once the interceptor stage offers it (before any
+    /// plugin is created; written once, then only read).
+    nonisolated(unsafe) static var chain: UnsafeRawPointer?
+
     /// The table for `id`, or NULL when the host does not offer it.
     static func find(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
-        strcmp(id, PH_EXT_INTAKE) == 0 ? UnsafeRawPointer(intake) : nil
+        if strcmp(id, PH_EXT_INTAKE) == 0 { return UnsafeRawPointer(intake) }
+        if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
+        return nil
     }
 }
 

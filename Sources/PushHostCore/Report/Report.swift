@@ -29,15 +29,18 @@ final class Report {
 
     /// Counts a record's `result`; then, when there is a report or the
     /// record's source asked, writes the line that `line` builds (on the
-    /// hot path, nothing is built for nobody), flushes it and calls
-    /// `completion` with the result.
-    func write<Line: ReportLine>(_ result: RecordResult, completion: RecordCompletion?, _ line: () -> Line) {
+    /// hot path, nothing is built for nobody), flushes it, hands it to
+    /// `observer` (as a C string) and calls `completion` with the result.
+    func write<Line: ReportLine>(
+        _ result: RecordResult, completion: RecordCompletion?, observer: ((UnsafePointer<CChar>) -> Void)? = nil,
+        _ line: () -> Line
+    ) {
         switch result {
         case .done, .stopped: break
         case .retry: failedCount += 1
         case .rejected: rejectedCount += 1
         }
-        guard let completion else {
+        guard completion != nil || observer != nil else {
             if let writer { writer.append(line()) }
             return
         }
@@ -51,7 +54,10 @@ final class Report {
             built.write(into: &json)
             bytes = json.closed()
         }
-        completion(RecordOutcome(result: result, problem: built.problem, line: bytes))
+        if let observer {
+            (bytes + [0]).withUnsafeBufferPointer { observer(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+        }
+        completion?(RecordOutcome(result: result, problem: built.problem, line: bytes))
     }
 
     /// Writes out every buffered line.

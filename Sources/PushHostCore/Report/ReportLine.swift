@@ -7,7 +7,8 @@ protocol ReportLine {
 }
 
 /// A push message's line:
-/// `{"id","target","status","route","data":[{"plugin","verdict"}],"ui":[...],"error","source"}`.
+/// `{"id","target","status","route","data":[{"plugin","verdict"}],"ui":[...],"by","reason","error","source"}`,
+/// `by` (and, for a suppressed message, `reason`) when an interceptor stopped it.
 struct MessageLine: ReportLine {
     let flight: InFlight
     let status: Status
@@ -37,6 +38,10 @@ struct MessageLine: ReportLine {
         }
         line.bytes.append(UInt8(ascii: "]"))
         line.strings("ui", ui)
+        if let stop = flight.interception.stop {
+            line.string("by", stop.by)
+            if stop.kind == .suppressed, let reason = stop.reason { line.string("reason", reason) }
+        }
         line.string("error", problem)
         line.key("source")
         message.source.appendJSON(to: &line.bytes)

@@ -39,17 +39,18 @@ package final class Host {
         CrashSignals.install(journal)
         let report = try Report(destination: options.report)
         submissions = PluginSubmissions(capacity: 256)
+        ChainAPI.offer()
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions, logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         do {
-            _ = Interceptors(plugins: plugins, logger: logger)
+            let interceptors = try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger)
             let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
             let actions = try Actions(
                 plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
                 platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger)
             pipeline = Pipeline(
-                dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
+                interceptors: interceptors, dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
                 route: UIRoute(plugins: plugins, journal: journal), app: app, actions: actions, report: report, options: options,
                 logger: logger)
         } catch {
@@ -109,7 +110,7 @@ package final class Host {
                 // Nothing taken now could be reported: stop taking, loudly.
                 logger.error("stopping: \(failure); taking nothing new, and no spool file moves")
                 stopping = true
-                stopDeadline = DataStage.now()
+                stopDeadline = MonotonicClock.now()
                 stopSources()
             }
             // Accepted records are under way, even while stopping.
@@ -119,24 +120,27 @@ package final class Host {
             if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
                 break
             }
-            if stopping && DataStage.now() >= stopDeadline && !pipeline.isIdle {
+            if stopping && MonotonicClock.now() >= stopDeadline && !pipeline.isIdle {
                 pipeline.stop()
                 continue
             }
             pipeline.flush()
             let hasRoom = pipeline.hasRoom
-            var watched = [pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0)]
+            var watched = [
+                pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pipeline.interceptors.inbox.fd, events: Int16(POLLIN), revents: 0),
+            ]
             if reading && hasRoom { watched.append(pollfd(fd: input.fd, events: Int16(POLLIN), revents: 0)) }
             if let spool, hasRoom && !stopping { watched.append(pollfd(fd: spool.fd, events: Int16(POLLIN), revents: 0)) }
             if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
-            var wait = pipeline.dataStage.millisecondsToNextDeadline()
+            var wait = pipeline.millisecondsToNextDeadline()
             let expiry = pipeline.actions.millisecondsToNextExpiry()
             if expiry >= 0 { wait = wait < 0 ? expiry : min(wait, expiry) }
             let storeWrite = pipeline.actions.store.millisecondsToWrite()
             if storeWrite >= 0 { wait = wait < 0 ? storeWrite : min(wait, storeWrite) }
             if stopping {
-                let left = Int32(min((stopDeadline &- min(stopDeadline, DataStage.now())) / 1_000_000 + 1, 60_000))
+                let left = Int32(min((stopDeadline &- min(stopDeadline, MonotonicClock.now())) / 1_000_000 + 1, 60_000))
                 wait = wait < 0 ? left : min(wait, left)
             }
             _ = poll(&watched, nfds_t(watched.count), wait)
@@ -144,6 +148,8 @@ package final class Host {
                 switch ready.fd {
                 case pipeline.dataStage.inbox.fd:
                     pipeline.takeCompletions()
+                case pipeline.interceptors.inbox.fd:
+                    pipeline.takeEndings()
                 case input.fd:
                     do {
                         try input.fill()
@@ -154,7 +160,7 @@ package final class Host {
                 case shutdown:
                     logger.info("stopping: taking nothing new; records under way get --stop-timeout \(options.stopTimeout)s")
                     stopping = true
-                    stopDeadline = DataStage.now() &+ UInt64(options.stopTimeout * 1e9)
+                    stopDeadline = MonotonicClock.now() &+ UInt64(options.stopTimeout * 1e9)
                     stopSources()
                 case spool?.fd:
                     spool?.takeArrivals()

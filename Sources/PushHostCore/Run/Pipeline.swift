@@ -2,9 +2,13 @@ import Logging
 
 /// Carries every record the intake takes through the stages, in arrival
 /// order: what the record is (a push message, a host event, or rejected),
-/// then for a message the data stage, the UI route and its report line, and
-/// for an event the app state and its report line; last, the record's
-/// completion learns the result.
+/// then for a message the interceptors, the data stage, the UI route and its
+/// report line, and for an event the app state and its report line; last,
+/// the record's completion learns the result.
+///
+/// A message an interceptor holds leaves the arrival order: the records
+/// behind it go on, and it joins the stream when the interceptor releases
+/// it (or stops it), behind what arrived meanwhile.
 ///
 /// Records that must wait (a message whose data stage is pending, and every
 /// record behind it) queue up in arrival order; a record leaves the queue,
@@ -22,6 +26,7 @@ final class Pipeline: Intake {
         case failed(String, RecordSource, RecordCompletion?)
     }
 
+    let interceptors: Interceptors
     let dataStage: DataStage
     let route: UIRoute
     let app: AppState
@@ -37,7 +42,11 @@ final class Pipeline: Intake {
     private var queue: [Waiting] = []
     private var head = 0
 
-    init(dataStage: DataStage, route: UIRoute, app: AppState, actions: Actions, report: Report, options: RunOptions, logger: Logger) {
+    init(
+        interceptors: Interceptors, dataStage: DataStage, route: UIRoute, app: AppState, actions: Actions, report: Report,
+        options: RunOptions, logger: Logger
+    ) {
+        self.interceptors = interceptors
         self.dataStage = dataStage
         self.route = route
         self.app = app
@@ -57,14 +66,14 @@ final class Pipeline: Intake {
 
     private var queueIsEmpty: Bool { head == queue.count }
 
-    /// Whether nothing waits: no pending verdict, no queued record.
-    var isIdle: Bool { dataStage.pending.isEmpty && queueIsEmpty }
+    /// Whether nothing waits: no held message, no pending verdict, no queued record.
+    var isIdle: Bool { interceptors.heldCount == 0 && dataStage.pending.isEmpty && queueIsEmpty }
 
-    /// Fewer than `--max-pending` messages wait for `complete`, and the
-    /// records queued behind them stay bounded too (64 times as many), so a
-    /// slow plugin never makes memory grow without end.
+    /// Fewer than `--max-pending` messages are held by interceptors or wait
+    /// for `complete`, and the records queued behind them stay bounded too
+    /// (64 times as many), so a slow plugin never makes memory grow without end.
     var hasRoom: Bool {
-        dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
+        interceptors.heldCount + dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
     }
 
     // MARK: Arrival
@@ -111,16 +120,30 @@ final class Pipeline: Intake {
             flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
         }
         if let completion = record.completion { flight.completion = completion }
-        dataStage.run(flight)
-        if queueIsEmpty && dataStage.isDone(flight) {
-            finish(flight)
-            flight.recycle()
+        if !interceptors.isEmpty, interceptors.run(flight) == .held {
+            // Its interceptor made it keep a copy of its bytes.
+            current = InFlight(dataPlugins: dataStage.count)
             return
         }
-        // It must wait (for its own data stage or for those before it): it
-        // keeps a copy of its bytes, and the next message gets a fresh record.
-        flight.message.detach()
-        current = InFlight(dataPlugins: dataStage.count)
+        enter(flight)
+    }
+
+    /// A message the interceptors proceeded, or stopped: its data stage
+    /// (unless stopped), then its place in the ordered stream.
+    private func enter(_ flight: InFlight) {
+        if flight.interception.stop == nil { dataStage.run(flight) }
+        let isCurrent = flight === current
+        if queueIsEmpty && dataStage.isDone(flight) {
+            finish(flight)
+            if isCurrent { flight.recycle() }
+            return
+        }
+        if isCurrent {
+            // It must wait (for its own data stage or for those before it): it
+            // keeps a copy of its bytes, and the next message gets a fresh record.
+            flight.message.detach()
+            current = InFlight(dataPlugins: dataStage.count)
+        }
         queue.append(.message(flight))
         drain()
     }
@@ -142,16 +165,32 @@ final class Pipeline: Intake {
         drain()
     }
 
-    /// `takeCompletions`, when any `complete` was posted.
+    /// Lets every message whose interceptor's turn ended on another thread
+    /// go on: to the next interceptor, else into the ordered stream.
+    func takeEndings() {
+        interceptors.takeEndings { enter($0 as! InFlight) }
+    }
+
+    /// `takeCompletions` and `takeEndings`, for what was posted.
     func takeCompletionsIfAny() {
+        if interceptors.inbox.hasItems { takeEndings() }
         if dataStage.inbox.hasItems { takeCompletions() }
     }
 
-    /// Counts every pending verdict past its deadline as failed, then
-    /// finishes what became ready.
+    /// Fails every held message and counts every pending verdict past its
+    /// deadline as failed, then finishes what became ready.
     func expireDeadlines() {
+        interceptors.expireDeadlines { enter($0 as! InFlight) }
         dataStage.expireDeadlines()
         drain()
+    }
+
+    /// Milliseconds until the nearest deadline of a held message or a
+    /// pending verdict, or -1 when there is none.
+    func millisecondsToNextDeadline() -> Int32 {
+        let held = interceptors.millisecondsToNextDeadline()
+        let pending = dataStage.millisecondsToNextDeadline()
+        return held < 0 ? pending : pending < 0 ? held : min(held, pending)
     }
 
     // MARK: Actions and output
@@ -181,18 +220,22 @@ final class Pipeline: Intake {
 
     // MARK: A stop
 
-    /// Ends the records still waiting for a data verdict, without their UI
-    /// stage, and finishes every other one: a record whose source can take
-    /// it again (a spool file, a plugin) learns `stopped` and has no report
-    /// line; a line of standard input, which cannot be read again, is
-    /// reported failed. Their late `complete` calls are ignored.
+    /// Ends the messages still held by interceptors or waiting for a data
+    /// verdict, without their UI stage, and finishes every other record: a
+    /// record whose source can take it again (a spool file, a plugin) learns
+    /// `stopped` and has no report line; a line of standard input, which
+    /// cannot be read again, is reported failed. Their late `proceed`,
+    /// `stop` and `complete` calls are ignored.
     func stop() {
+        for (item, by) in interceptors.abandonAll() {
+            stopped(item as! InFlight, reason: "the host stopped while the interceptor \(by) held it")
+        }
         dataStage.forgetPending()
         while head < queue.count {
             let waiting = queue[head]
             head += 1
             if case .message(let flight) = waiting, !dataStage.isDone(flight) {
-                stopped(flight)
+                stopped(flight, reason: "the host stopped before its data stage ended")
             } else {
                 finish(waiting)
             }
@@ -201,13 +244,12 @@ final class Pipeline: Intake {
         head = 0
     }
 
-    private func stopped(_ flight: InFlight) {
-        let reason = "the host stopped before its data stage ended"
+    private func stopped(_ flight: InFlight, reason: String) {
         if let completion = flight.completion {
             completion(RecordOutcome(result: .stopped, problem: reason, line: []))
             return
         }
-        report.write(.retry, completion: nil) {
+        report.write(.retry, completion: nil, observer: observer(of: flight)) {
             MessageLine(flight: flight, status: .failed, route: .none, dataPlugins: dataStage.names, ui: [], problem: reason)
         }
     }
@@ -245,7 +287,9 @@ final class Pipeline: Intake {
     private func finish(_ flight: InFlight) {
         let status: Status
         var taken = Route.none
-        if flight.anyFailed {
+        if let stop = flight.interception.stop {
+            status = stop.kind == .suppressed ? .suppressed : .failed
+        } else if flight.anyFailed {
             status = .failed
         } else if flight.anySuppressed {
             status = .suppressed
@@ -254,12 +298,26 @@ final class Pipeline: Intake {
             status = taken == .none ? .undelivered : .delivered
         }
         actions.store.note(flight.message, status: status)
-        report.write(status.result, completion: flight.completion) {
+        report.write(status.result, completion: flight.completion, observer: observer(of: flight)) {
             MessageLine(
                 flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
-                ui: route.called(on: taken, screens: app.visibleNames),
-                problem: flight.anyFailed ? flight.errors.joined(separator: "; ") : nil)
+                ui: route.called(on: taken, screens: app.visibleNames), problem: Self.problem(of: flight))
         }
+    }
+
+    /// Why the message failed, for its report line; nil unless it did.
+    private static func problem(of flight: InFlight) -> String? {
+        if let stop = flight.interception.stop {
+            return stop.kind == .failed ? stop.reason ?? "\(stop.by) stopped it" : nil
+        }
+        return flight.anyFailed ? flight.errors.joined(separator: "; ") : nil
+    }
+
+    /// What learns the message's report line besides its source: the
+    /// interceptors that proceeded it, when any of them asks (`on_outcome`).
+    private func observer(of flight: InFlight) -> ((UnsafePointer<CChar>) -> Void)? {
+        guard interceptors.wantsOutcomes && flight.interception.passed > 0 else { return nil }
+        return { [interceptors] line in interceptors.tellOutcome(of: flight, line: line) }
     }
 
     /// Applies a host event to the app state, or routes an action, and

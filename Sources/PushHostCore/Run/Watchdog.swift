@@ -52,7 +52,7 @@ final class Watchdog: @unchecked Sendable {
         var stop: UInt64 = 0
         while true {
             usleep(period)
-            let now = DataStage.now()
+            let now = MonotonicClock.now()
             if stop == 0 && ShutdownSignal.received.load(ordering: .relaxed) > 0 {
                 stop = now &+ stopTimeout
             }

@@ -11,6 +11,8 @@ enum ProbeRole: Sendable {
     case token
     /// `on_action` (ABI 1.1).
     case action
+    /// `ph.interceptor/1` (ABI 1.1): `intercept` and `on_outcome`.
+    case interceptor
 }
 
 extension PluginSource {
@@ -36,6 +38,20 @@ extension PluginSource {
     ///
     /// With `.action`: `NAME action ID TARGET-or-dash ACTION INPUT-or-NULL`,
     /// then the extras above.
+    ///
+    /// With `.interceptor`: `NAME intercept ID TARGET-or-dash[ set=0|-1]`,
+    /// then the extras above, for each message the chain gives it; `NAME
+    /// outcome ID TARGET-or-dash REPORT-LINE` from `on_outcome`; and `NAME
+    /// later ID TARGET-or-dash[ set=0|-1]` from the thread that ends a held
+    /// turn, just before it does. Settings, overridden per message as above:
+    /// - `intercept`: proceed (the default), suppress or fail (a `stop`
+    ///   with the `reason` setting, default `told to`), hold (a thread
+    ///   proceeds after `delay_ms`), hold-suppress (a thread stops after
+    ///   `delay_ms`), never (neither), proceed-twice, proceed-stop (both,
+    ///   during the call), hold-twice (a thread proceeds twice), continue
+    ///   (a `stop` with `PH_CONTINUE`, which is no stop verdict).
+    /// - `set`: `PATH=JSON` (or `PATH` alone to remove) for `set` during the
+    ///   call; `set_later`: the same, from the thread of a held turn.
     static func probe(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
         var fields = [".create = create", ".destroy = destroy"]
         var prelude = ""
@@ -48,6 +64,7 @@ extension PluginSource {
         }
         if roles.contains(.token) { fields.append(".on_token = on_token") }
         if roles.contains(.action) { fields.append(".on_action = on_action") }
+        if roles.contains(.interceptor) { fields.append(".get_extension = get_extension") }
         return #"""
             #define _DEFAULT_SOURCE
             #include <pushhost.h>
@@ -69,6 +86,7 @@ extension PluginSource {
                 pthread_mutex_t lock;
                 pthread_cond_t idle;
                 int running;
+                const ph_chain_api *chain;
             } probe;
 
             typedef struct answer {
@@ -150,6 +168,7 @@ extension PluginSource {
                 const char *json = host->config_get(config, "json");
                 self->json = json && strcmp(json, "true") == 0;
                 self->get = host->config_get(config, "get");
+                self->chain = host->get_extension(host, PH_EXT_CHAIN);
                 pthread_mutex_init(&self->lock, NULL);
                 pthread_cond_init(&self->idle, NULL);
                 return self;
@@ -258,6 +277,116 @@ extension PluginSource {
                 char extra[512];
                 snprintf(extra, sizeof extra, " %s %s", action, input ? input : "NULL");
                 line_with(p, "action", m, extra);
+            }
+
+            /* The `set` edit in `spec` (PATH=JSON, or PATH to remove) on chain; its answer. */
+            UNUSED static int set_from(probe *self, ph_chain *chain, const char *spec) {
+                char path[256];
+                const char *equals = strchr(spec, '=');
+                size_t n = equals ? (size_t)(equals - spec) : strlen(spec);
+                if (n >= sizeof path) n = sizeof path - 1;
+                memcpy(path, spec, n);
+                path[n] = '\0';
+                return self->chain->set(chain, path, equals ? equals + 1 : NULL);
+            }
+
+            typedef struct held {
+                probe *self;
+                ph_chain *chain;
+                char *id;
+                char *target;
+                char *set_later;
+                long delay_ms;
+                char mode[32];
+            } held;
+
+            UNUSED static void *end_later(void *p) {
+                held *h = p;
+                probe *self = h->self;
+                if (h->delay_ms > 0) {
+                    struct timespec wait = {h->delay_ms / 1000, (h->delay_ms % 1000) * 1000000L};
+                    while (nanosleep(&wait, &wait) != 0) {}
+                }
+                char extra[64] = "";
+                if (h->set_later) snprintf(extra, sizeof extra, " set=%d", set_from(self, h->chain, h->set_later));
+                flockfile(self->out);
+                fprintf(self->out, "%s later %s %s%s\n", NAME, h->id, or_dash(h->target), extra);
+                fflush(self->out);
+                funlockfile(self->out);
+                if (strcmp(h->mode, "hold-suppress") == 0) {
+                    self->chain->stop(h->chain, PH_SUPPRESS, "held, then told to");
+                } else {
+                    self->chain->proceed(h->chain);
+                    if (strcmp(h->mode, "hold-twice") == 0) self->chain->proceed(h->chain);
+                }
+                free(h->id);
+                free(h->target);
+                free(h->set_later);
+                free(h);
+                pthread_mutex_lock(&self->lock);
+                self->running--;
+                pthread_cond_broadcast(&self->idle);
+                pthread_mutex_unlock(&self->lock);
+                return NULL;
+            }
+
+            UNUSED static void intercept(void *p, ph_chain *chain) {
+                probe *self = p;
+                const ph_message *m = self->chain->message(chain);
+                const char *mode = setting(self, m, "intercept");
+                const char *reason = setting(self, m, "reason");
+                const char *edit = setting(self, m, "set");
+                char extra[64] = "";
+                if (edit) snprintf(extra, sizeof extra, " set=%d", set_from(self, chain, edit));
+                line_with(self, "intercept", m, extra);
+                if (!reason) reason = "told to";
+                if (!mode || strcmp(mode, "proceed") == 0) {
+                    self->chain->proceed(chain);
+                } else if (strcmp(mode, "suppress") == 0) {
+                    self->chain->stop(chain, PH_SUPPRESS, reason);
+                } else if (strcmp(mode, "fail") == 0) {
+                    self->chain->stop(chain, PH_FAILED, reason);
+                } else if (strcmp(mode, "proceed-twice") == 0) {
+                    self->chain->proceed(chain);
+                    self->chain->proceed(chain);
+                } else if (strcmp(mode, "proceed-stop") == 0) {
+                    self->chain->proceed(chain);
+                    self->chain->stop(chain, PH_SUPPRESS, reason);
+                } else if (strcmp(mode, "continue") == 0) {
+                    self->chain->stop(chain, PH_CONTINUE, reason);
+                } else if (strncmp(mode, "hold", 4) == 0) {
+                    held *h = calloc(1, sizeof *h);
+                    const char *delay = setting(self, m, "delay_ms");
+                    const char *later = setting(self, m, "set_later");
+                    const char *target = self->host->message_target(m);
+                    h->self = self;
+                    h->chain = chain;
+                    h->id = strdup(self->host->message_id(m));
+                    h->target = target ? strdup(target) : NULL;
+                    h->set_later = later ? strdup(later) : NULL;
+                    h->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
+                    snprintf(h->mode, sizeof h->mode, "%s", mode);
+                    pthread_mutex_lock(&self->lock);
+                    self->running++;
+                    pthread_mutex_unlock(&self->lock);
+                    pthread_t thread;
+                    pthread_create(&thread, NULL, end_later, h);
+                    pthread_detach(thread);
+                }
+                /* never: neither proceed nor stop. */
+            }
+
+            UNUSED static void on_outcome(void *p, const ph_message *m, const char *report_line) {
+                char extra[4096];
+                snprintf(extra, sizeof extra, " %s", report_line);
+                line_with(p, "outcome", m, extra);
+            }
+
+            UNUSED static const ph_interceptor interceptor = {sizeof(ph_interceptor), intercept, on_outcome};
+
+            UNUSED static const void *get_extension(void *p, const char *id) {
+                (void)p;
+                return strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? &interceptor : NULL;
             }
 
             \#(prelude)

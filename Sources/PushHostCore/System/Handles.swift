@@ -3,9 +3,12 @@ import Glibc
 #endif
 import Synchronization
 
-/// The handles plugins know messages by: the `const ph_message *` a plugin
-/// gets is the address of a slot in one large region of address space,
-/// reserved once, and the slot holds the address of the ``Message``.
+/// The handles plugins know host objects by: the `const ph_message *` (or
+/// `ph_chain *`) a plugin gets is the address of a slot in one large region
+/// of address space, reserved once, and the slot holds the address of the
+/// ``Message`` (or the interceptor's turn). Messages and chains have a
+/// region each, so that a handle of one kind never names an object of the
+/// other.
 ///
 /// ```
 /// region:  [ 0 | 0 | msg A | msg B | 1 | msg C | 0 ... untouched ... ]
@@ -15,8 +18,9 @@ import Synchronization
 /// Slots are handed out in increasing address order and not used again
 /// until the region wraps, so a handle kept past its message (a second
 /// `complete`, one after the deadline) can never name a newer message: its
-/// slot is retired (0, or ``expired``), and the host finds no message
-/// there. The region is 4 GiB of 8-byte slots (a smaller one when the
+/// slot is retired, and the host finds no object there, only a mark below
+/// ``firstObject`` (0, ``expired``, or what the owner of the region left to
+/// say why the handle ended). The region is 4 GiB of 8-byte slots (a smaller one when the
 /// system refuses that much address space): it wraps after about 500
 /// million messages have each taken a slot, that is, after that many
 /// messages went pending (a message handled at once reuses the slot of the
@@ -24,19 +28,26 @@ import Synchronization
 ///
 /// Untouched pages cost nothing (`MAP_NORESERVE`); a page whose slots are
 /// all handed out and retired is given back with `madvise(MADV_DONTNEED)`,
-/// so memory follows the number of messages alive, not how many came.
-final class MessageHandles: @unchecked Sendable {
-    /// One slot: 0 (free or retired), ``expired``, or a ``Message`` address.
+/// so memory follows the number of objects alive, not how many came.
+final class Handles: @unchecked Sendable {
+    /// One slot: a mark (below ``firstObject``: free, or retired), or an object's address.
     typealias Slot = UnsafeMutablePointer<Atomic<UInt>>
 
-    /// The value of a slot retired at its message's `--data-timeout`
+    /// The mark of a slot retired at its message's `--data-timeout`
     /// deadline, so that a late `complete` is told apart from a stray one.
     static let expired: UInt = 1
 
-    /// The handles of this process.
-    static let shared = MessageHandles()
+    /// The lowest value of a slot that holds an object's address: no object
+    /// lives in the first page of memory.
+    static let firstObject: UInt = 4096
 
-    /// A slot outside the region, for a message that has none (yet).
+    /// The handles of this process's messages.
+    static let messages = Handles()
+
+    /// The handles of this process's interceptor chains.
+    static let chains = Handles()
+
+    /// A slot outside every region, for an object that has none (yet).
     nonisolated(unsafe) static let none: Slot = {
         let slot = Slot.allocate(capacity: 1)
         slot.initialize(to: Atomic(0))
@@ -62,13 +73,13 @@ final class MessageHandles: @unchecked Sendable {
             bytes /= 2
             region = Self.reserve(bytes)
         }
-        guard let region else { fatalError("cannot reserve address space for message handles: \(String(cString: strerror(errno)))") }
+        guard let region else { fatalError("cannot reserve address space for handles: \(String(cString: strerror(errno)))") }
         count = bytes / MemoryLayout<UInt>.stride
         slotsPerPage = pageSize / MemoryLayout<UInt>.stride
         base = region.bindMemory(to: Atomic<UInt>.self, capacity: count)
         let pages = bytes / pageSize
         guard let counters = Self.reserve(pages * MemoryLayout<UInt16>.stride) else {
-            fatalError("cannot reserve address space for message handles: \(String(cString: strerror(errno)))")
+            fatalError("cannot reserve address space for handles: \(String(cString: strerror(errno)))")
         }
         live = counters.bindMemory(to: UInt16.self, capacity: pages)
     }
@@ -80,28 +91,29 @@ final class MessageHandles: @unchecked Sendable {
         return region == MAP_FAILED ? nil : region
     }
 
-    /// Hands out the next free slot, holding `message` (a ``Message`` address).
-    func claim(for message: UInt) -> Slot {
+    /// Hands out the next free slot, holding `object` (an object's address).
+    func claim(for object: UInt) -> Slot {
         next.withLock { next in
             while true {
                 let index = next
                 next = next + 1 == count ? 0 : next + 1
                 if index % slotsPerPage == 0 && index > 0 { giveBackIfRetired(page: index / slotsPerPage - 1, next: index) }
                 let slot = base + index
-                // After a wrap: a slot still in use keeps its message.
-                guard slot.pointee.load(ordering: .relaxed) <= Self.expired else { continue }
-                slot.pointee.store(message, ordering: .releasing)
+                // After a wrap: a slot still in use keeps its object.
+                guard slot.pointee.load(ordering: .relaxed) < Self.firstObject else { continue }
+                slot.pointee.store(object, ordering: .releasing)
                 live[index / slotsPerPage] += 1
                 return slot
             }
         }
     }
 
-    /// Retires `slot`: no message is found there any more; with `expired`,
-    /// a late `complete` for it is recognized (``takeExpired(_:)``).
-    func retire(_ slot: Slot, expired: Bool = false) {
+    /// Retires `slot`: no object is found there any more, only `mark`
+    /// (below ``firstObject``); a message's slot marked ``expired`` tells a
+    /// late `complete` apart (``takeExpired(_:)``).
+    func retire(_ slot: Slot, mark: UInt = 0) {
         guard let index = index(of: UInt(bitPattern: slot)) else { return }
-        slot.pointee.store(expired ? Self.expired : 0, ordering: .releasing)
+        slot.pointee.store(mark, ordering: .releasing)
         next.withLock { next in
             live[index / slotsPerPage] -= 1
             giveBackIfRetired(page: index / slotsPerPage, next: next)

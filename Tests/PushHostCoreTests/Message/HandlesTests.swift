@@ -4,7 +4,7 @@ import Testing
 /// The handles plugins know messages by: fresh for each message, and once
 /// retired, naming no message (the accessors answer NULL or "" and touch
 /// nothing), whatever the message carries next.
-@Suite struct MessageHandlesTests {
+@Suite struct HandlesTests {
     /// A message loaded with `payload`, for as long as `body` runs.
     static func withMessage(_ payload: String, _ body: (Message) throws -> Void) throws {
         try withLoadedMessage(payload, body)
@@ -48,11 +48,11 @@ import Testing
     @Test func anExpiredHandleIsRecognizedOnce() throws {
         try Self.withMessage(#"{"data":{}}"#) { message in
             let address = message.handleAddress
-            #expect(!MessageHandles.shared.takeExpired(address))
+            #expect(!Handles.messages.takeExpired(address))
             message.retireHandle(expired: true)
             #expect(Self.text(Message.idText(OpaquePointer(bitPattern: address)!)) == "")
-            #expect(MessageHandles.shared.takeExpired(address))
-            #expect(!MessageHandles.shared.takeExpired(address))
+            #expect(Handles.messages.takeExpired(address))
+            #expect(!Handles.messages.takeExpired(address))
         }
     }
 
@@ -61,9 +61,9 @@ import Testing
     @Test func aPointerOutsideTheHandlesNamesNoMessage() throws {
         try Self.withMessage(#"{"message_id":"m1","data":{}}"#) { message in
             for address in [UInt(0x1000), message.handleAddress &+ 1 << 33, message.handleAddress &- 1 << 33] {
-                #expect(MessageHandles.shared.slot(at: address) == nil)
+                #expect(Handles.messages.slot(at: address) == nil)
                 #expect(Self.text(Message.idText(OpaquePointer(bitPattern: address)!)) == "")
-                #expect(!MessageHandles.shared.takeExpired(address))
+                #expect(!Handles.messages.takeExpired(address))
             }
         }
     }
@@ -71,7 +71,7 @@ import Testing
     @Test func aMisalignedPointerIntoTheHandlesNamesNoMessage() throws {
         try Self.withMessage(#"{"message_id":"m1","data":{}}"#) { message in
             let inside = message.handleAddress + 3
-            #expect(MessageHandles.shared.slot(at: inside) == nil)
+            #expect(Handles.messages.slot(at: inside) == nil)
             #expect(Self.text(Message.idText(OpaquePointer(bitPattern: inside)!)) == "")
         }
     }

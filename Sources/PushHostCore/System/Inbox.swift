@@ -1,26 +1,19 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPushHost
 import Synchronization
 
-/// `complete` calls from any thread, waiting for the dispatch thread.
+/// Items posted from any thread, waiting for the dispatch thread: the
+/// `complete` calls of data plugins, the interceptors' turns that ended
+/// later.
 ///
 /// Posting appends under a lock and wakes the dispatch thread through a
 /// pipe it polls beside its input.
-final class CompletionInbox: Sendable {
-    struct Completion: Sendable {
-        /// The `ph_message` pointer as the plugin gave it; never dereferenced
-        /// before it is found among the pending messages.
-        let address: UInt
-        let verdict: ph_verdict
-        let plugin: String
-    }
-
+final class Inbox<Item: Sendable>: Sendable {
     /// Readable when something was posted.
     var fd: Int32 { wakePipe.readEnd }
     private let wakePipe = WakePipe()
-    private let items = Mutex<[Completion]>([])
+    private let items = Mutex<[Item]>([])
     /// Whether `items` holds anything; set and cleared under the lock, read without it.
     private let posted = Atomic(false)
 
@@ -28,9 +21,9 @@ final class CompletionInbox: Sendable {
         wakePipe.close()
     }
 
-    func post(_ completion: Completion) {
+    func post(_ item: Item) {
         let wasEmpty = items.withLock { items in
-            items.append(completion)
+            items.append(item)
             posted.store(true, ordering: .releasing)
             return items.count == 1
         }
@@ -43,7 +36,7 @@ final class CompletionInbox: Sendable {
     }
 
     /// Everything posted so far, oldest first.
-    func take() -> [Completion] {
+    func take() -> [Item] {
         wakePipe.drain()
         return items.withLock { items in
             defer { items.removeAll() }

@@ -1,0 +1,32 @@
+/// Where a message stands among the interceptors: how many proceeded it,
+/// and, once one stopped it, how.
+struct Interception {
+    /// How many interceptors, in load order, proceeded the message; they
+    /// get its report line through `on_outcome`.
+    var passed = 0
+    /// Why the message ends here, once an interceptor stopped it (or broke
+    /// the chain's rules, or let its deadline pass).
+    var stop: InterceptorStop?
+}
+
+/// A message an interceptor ended: no data stage, no UI stage.
+struct InterceptorStop {
+    /// What the report says of the message.
+    enum Kind {
+        case suppressed
+        case failed
+    }
+
+    let kind: Kind
+    /// The interceptor's name (the report's `by`).
+    let by: String
+    /// Why, as the interceptor said it (or the host, when it failed the message).
+    let reason: String?
+}
+
+/// What the interceptor stage carries: a message, and where it stands
+/// among the interceptors.
+protocol Intercepted: AnyObject {
+    var message: Message { get }
+    var interception: Interception { get set }
+}

@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `CLOCK_MONOTONIC` in nanoseconds: the clock of every deadline the host keeps.
+enum MonotonicClock {
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// Milliseconds from now until `deadline`, rounded up: 0 once it passed.
+    static func milliseconds(until deadline: UInt64) -> Int32 {
+        let now = now()
+        return deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    }
+}
