@@ -128,6 +128,7 @@ public final class Chain: Sendable {
             state.running = false
             state.shutdown?.leave()
         }
+        interception.finished(self)
     }
 
     /// Ends the turn as `intercept` returned `returned`: a message not
@@ -140,7 +141,6 @@ public final class Chain: Sendable {
             end(&state, as: .stopped)
             let outcome = returned.isStop ? returned : .failed("intercept returned \(returned.status) without proceeding")
             interception.api.stop(handle.raw, outcome.status == .suppressed ? PH_SUPPRESS : PH_FAILED, outcome.reason)
-            interception.remove(self)
             deliver(outcome)
             return false
         }
@@ -153,9 +153,9 @@ public final class Chain: Sendable {
 
     /// `destroy`: ends a turn still open without a call to the host (its
     /// message stays readable), and gives `stopped` to every `proceed()`
-    /// still waiting, and to any later one. When the message was passed on
-    /// and `intercept` still runs (it waits for the outcome), `shutdown` is
-    /// entered, and left once `intercept` returns.
+    /// still waiting, and to any later one. When the turn had ended and
+    /// `intercept` still runs, `shutdown` is entered, and left once
+    /// `intercept` returns.
     func close(_ shutdown: DispatchGroup) {
         state.withLock { state in
             if state.turn == .open {

@@ -3,9 +3,9 @@ import Dispatch
 import Synchronization
 
 /// The interceptor role of one plugin instance: the host's chain API, and
-/// the chains under way, from `intercept` until their outcome, so that
-/// `on_outcome` finds the chain whose `proceed()` waits for it and `destroy`
-/// ends the others.
+/// the chains under way, from `intercept` until the plugin's handler
+/// returns, so that `on_outcome` finds the chain whose `proceed()` waits for
+/// it, and `destroy` ends the others and waits for their handlers.
 final class Interception: @unchecked Sendable {
     /// The host's `ph.chain/1`; its functions may be called from any thread
     /// until `destroy` returns.
@@ -14,9 +14,9 @@ final class Interception: @unchecked Sendable {
     private let plugin: any Interceptor
     private let chains = Mutex<[Entry]>([])
 
-    /// A chain under way, and, once it proceeded, its host message and that
-    /// message's id, which `on_outcome` matches (the message is only
-    /// compared, never read, hence `@unchecked Sendable`).
+    /// A chain under way, and, from its proceed until its outcome, its host
+    /// message and that message's id, which `on_outcome` matches (the
+    /// message is only compared, never read, hence `@unchecked Sendable`).
     private struct Entry: @unchecked Sendable {
         let chain: Chain
         var message: (handle: OpaquePointer, id: String)?
@@ -66,10 +66,10 @@ final class Interception: @unchecked Sendable {
         }
     }
 
-    /// `chain` stopped its message: no outcome will come for it.
-    func remove(_ chain: Chain) {
+    /// The plugin's handler for `chain` returned: the chain is no longer under way.
+    func finished(_ chain: Chain) {
         chains.withLock { entries in
-            if let index = entries.lastIndex(where: { $0.chain === chain }) { entries.remove(at: index) }
+            if let index = entries.firstIndex(where: { $0.chain === chain }) { entries.remove(at: index) }
         }
     }
 
@@ -81,7 +81,8 @@ final class Interception: @unchecked Sendable {
         let chain = chains.withLock { entries -> Chain? in
             guard let index = entries.firstIndex(where: { $0.message?.handle == message && $0.message?.id == id })
                 ?? entries.firstIndex(where: { $0.message?.id == id }) else { return nil }
-            return entries.remove(at: index).chain
+            entries[index].message = nil
+            return entries[index].chain
         }
         guard let chain else {
             context.log("an outcome for message \(id), which this plugin did not pass on: ignored", level: .warning)
@@ -92,14 +93,12 @@ final class Interception: @unchecked Sendable {
 
     /// `destroy`: ends every chain still under way, so that no call reaches
     /// the host after it, resumes every `proceed()` waiting with `stopped`,
-    /// and waits for those `intercept`s to return, so that the plugin's
-    /// `shutdown` comes after them. (An `intercept` that still holds its
-    /// message is not waited for: its `proceed()` will return `stopped`.)
+    /// and waits for the handlers whose message was passed on or stopped to
+    /// return, so that the plugin's `shutdown` comes after them. (A handler
+    /// that still holds its message is not waited for: its `proceed()` will
+    /// return `stopped`.)
     func close() {
-        let entries = chains.withLock { entries in
-            defer { entries.removeAll() }
-            return entries
-        }
+        let entries = chains.withLock { $0 }
         let shutdown = DispatchGroup()
         for entry in entries { entry.chain.close(shutdown) }
         shutdown.wait()

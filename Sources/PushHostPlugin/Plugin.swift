@@ -130,11 +130,11 @@ public protocol ActionPlugin: Plugin {
 /// once it is passed on or stopped. `proceed()` returns when the message's
 /// report line is written (`outcome.reportLine`), with `status`, `reason`,
 /// and `by` (the interceptor that stopped it, if one did); what `intercept`
-/// returns after proceeding is only passed on. When the host stops (a
-/// signal) before a message's report line, a `proceed()` still waiting for
-/// it returns the status `stopped`, and `shutdown` comes once those
-/// `intercept`s returned; a message still held then goes nowhere, and its
-/// `proceed()` returns `stopped` at once.
+/// returns after proceeding is only passed on. At shutdown, `shutdown`
+/// comes once every `intercept` that passed its message on (or stopped it)
+/// returned; a `proceed()` still waiting then (the host stopped on a signal
+/// before the report line) returns the status `stopped`. A message still
+/// held then goes nowhere, and its `proceed()` returns `stopped` at once.
 public protocol Interceptor: Plugin {
     func intercept(_ chain: Chain) async -> Outcome
 }
