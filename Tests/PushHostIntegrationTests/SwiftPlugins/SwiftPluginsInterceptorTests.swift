@@ -161,6 +161,64 @@ import Testing
         ])
     }
 
+    /// `marker`, then `debounce` holding each message aimed at a target for
+    /// a minute, then the background probe.
+    static func holding(_ scratch: Scratch) throws -> [String] {
+        let package = try PluginPackage.shared()
+        return loading(package.library("marker"), as: "marker", ["log": scratch.file("marker.log")])
+            + loading(Paths.sample("debounce"), as: "debounce", ["quiet_ms": "60000"])
+            + (try scratch.probe("bg", [.background]))
+    }
+
+    /// Waits until `marker` wrote the outcome of `id`.
+    static func waitForOutcome(_ id: String, in scratch: Scratch) -> Bool {
+        eventually(timeout: .seconds(20)) { scratch.lines("marker.log").contains { $0.prefix(2) == ["outcome", id] } }
+    }
+
+    /// The host stops (SIGTERM) while `debounce` holds a spool file's
+    /// message that `marker` passed on: the message gets no report line
+    /// (its file stays in `new/`, to be taken again), and `marker`'s
+    /// `proceed()` returns `stopped`, before its shutdown.
+    @Test func stopWhileHeldGivesTheWaitingProceedStopped() throws {
+        let scratch = try Scratch()
+        let host = try scratch.startWatching(try Self.holding(scratch))
+        try scratch.spool.drop("h1.json", gcm("h1", target: "orders"))
+        try scratch.spool.drop("x1.json", gcm("x1"))
+        // x1 has no target: once it is through, debounce holds h1.
+        try #require(Self.waitForOutcome("x1", in: scratch), "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+
+        #expect(try scratch.reportLines().map { $0["id"] as? String } == ["x1"])
+        #expect(scratch.spool.names("new") == ["h1.json"])
+        #expect(outcomes(scratch.lines("marker.log")).map { Array($0.prefix(5)) } == [
+            ["outcome", "h1", "stopped", "-", "-"], ["outcome", "x1", "delivered", "-", "-"],
+        ])
+        #expect(scratch.probeCalls() == ["bg background x1"])
+    }
+
+    /// The same stop with the message from standard input, which cannot be
+    /// read again: the host reports it failed, and that outcome, with the
+    /// host's reason, is what `marker`'s `proceed()` returns.
+    @Test func stopWhileHeldReportsALineOfStandardInputFailed() throws {
+        let scratch = try Scratch()
+        let input = Pipe()
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson")] + (try Self.holding(scratch)),
+            errorPath: scratch.file("stderr.log"), input: input)
+        input.fileHandleForWriting.write(Data(ndjson(gcm("h1", target: "orders"), gcm("x1")).utf8))
+        try #require(Self.waitForOutcome("x1", in: scratch), "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        try? input.fileHandleForWriting.close()
+
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["id"] as? String } == ["x1", "h1"])
+        #expect(report.map { $0["status"] as? String } == ["delivered", "failed"])
+        let told = outcomes(scratch.lines("marker.log"))
+        #expect(told.map { Array($0.prefix(3)) } == [["outcome", "h1", "failed"], ["outcome", "x1", "delivered"]])
+        #expect(told.first?[3] == report.last?["error"] as? String, "\(told)")
+        #expect(told.first?[3].contains("debounce") == true, "\(told)")
+    }
+
     /// The `debounce` sample keeps the last message of a burst for one
     /// target: each older one is suppressed as soon as a newer one comes,
     /// the last is passed on once the quiet period passed; other targets
