@@ -22,7 +22,7 @@ final class ChainLink: @unchecked Sendable {
     /// How a turn ended.
     enum Ending {
         case proceeded
-        case stopped(InterceptorStop.Kind, reason: String?)
+        case stopped(InterceptorStop.Effect, reason: String?)
         /// The interceptor broke the chain's rules (a second call, a verdict
         /// that is neither suppress nor failed): the message fails.
         case broken(String)
@@ -87,7 +87,7 @@ final class ChainLink: @unchecked Sendable {
                 turn.carried!.message.detach()
                 return nil
             }
-            return (ending, close(&turn, timedOut: false))
+            return (ending, close(&turn, .ended))
         }
     }
 
@@ -96,25 +96,25 @@ final class ChainLink: @unchecked Sendable {
     static func take(_ posted: Posted) -> (Ending, any Intercepted)? {
         posted.link.turn.withLock { turn in
             guard UInt(bitPattern: turn.slot) == posted.slot, case .ended(let ending) = turn.state else { return nil }
-            return (ending, posted.link.close(&turn, timedOut: false))
+            return (ending, posted.link.close(&turn, .ended))
         }
     }
 
     /// Closes a turn that has not ended (its deadline passed, or the host
     /// stops) and gives what it carried; nil when it ended meanwhile (its
     /// post is on the way).
-    func abandon(timedOut: Bool) -> (any Intercepted)? {
+    func abandon(_ closing: InterceptorName.Closing) -> (any Intercepted)? {
         turn.withLock { turn in
             guard case .open = turn.state else { return nil }
-            return close(&turn, timedOut: timedOut)
+            return close(&turn, closing)
         }
     }
 
     /// Ends the turn: its slot keeps only the interceptor's mark, and the
     /// link waits in the pool for another turn.
-    private func close(_ turn: inout Turn, timedOut: Bool) -> any Intercepted {
+    private func close(_ turn: inout Turn, _ closing: InterceptorName.Closing) -> any Intercepted {
         let carried = turn.carried!
-        Handles.chains.retire(turn.slot, mark: turn.interceptor.mark + (timedOut ? 1 : 0))
+        Handles.chains.retire(turn.slot, mark: turn.interceptor.mark(closing))
         turn = Turn()
         opaque = OpaquePointer(Handles.none)
         Self.pool.withLock { $0.append(self) }

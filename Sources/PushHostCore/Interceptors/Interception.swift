@@ -12,12 +12,12 @@ struct Interception {
 /// A message an interceptor ended: no data stage, no UI stage.
 struct InterceptorStop {
     /// What the report says of the message.
-    enum Kind {
+    enum Effect {
         case suppressed
         case failed
     }
 
-    let kind: Kind
+    let effect: Effect
     /// The interceptor's name (the report's `by`).
     let by: String
     /// Why, as the interceptor said it (or the host, when it failed the message).

@@ -54,7 +54,7 @@ final class Interceptors {
     var heldCount: Int { held.count }
 
     /// Where a message stands once the stage is done with it for now.
-    enum Progress {
+    enum Passage {
         /// Every interceptor proceeded it: on to the data stage.
         case passed
         /// One holds it: it comes back through `takeEndings`.
@@ -65,7 +65,7 @@ final class Interceptors {
 
     /// Calls the interceptors in load order from where `item` stands, until
     /// one holds it or stops it, or all proceeded it.
-    func run(_ item: any Intercepted) -> Progress {
+    func run(_ item: any Intercepted) -> Passage {
         while item.interception.passed < plugins.count {
             let plugin = plugins[item.interception.passed]
             let link = ChainLink.open(carrying: item, by: plugin.interceptor, logger: plugin.logger, inbox: inbox)
@@ -89,10 +89,10 @@ final class Interceptors {
         case .proceeded:
             item.interception.passed += 1
             return true
-        case .stopped(let kind, let reason):
-            item.interception.stop = InterceptorStop(kind: kind, by: name, reason: reason)
+        case .stopped(let effect, let reason):
+            item.interception.stop = InterceptorStop(effect: effect, by: name, reason: reason)
         case .broken(let problem):
-            item.interception.stop = InterceptorStop(kind: .failed, by: name, reason: "\(name) \(problem)")
+            item.interception.stop = InterceptorStop(effect: .failed, by: name, reason: "\(name) \(problem)")
         }
         return false
     }
@@ -116,11 +116,11 @@ final class Interceptors {
         let now = MonotonicClock.now()
         for (key, turn) in held.sorted(by: { $0.value.deadline < $1.value.deadline }) where turn.deadline <= now {
             held[key] = nil
-            guard let item = turn.link.abandon(timedOut: true) else { continue }
+            guard let item = turn.link.abandon(.timedOut) else { continue }
             let plugin = plugins[item.interception.passed]
             plugin.logger.warning("no proceed or stop for message \(item.message.idString) within \(timeout)s; it fails")
             item.interception.stop = InterceptorStop(
-                kind: .failed, by: plugin.name, reason: "\(plugin.name) did not proceed or stop within --data-timeout \(timeout)s")
+                effect: .failed, by: plugin.name, reason: "\(plugin.name) did not proceed or stop within --data-timeout \(timeout)s")
             body(item)
         }
     }
@@ -135,7 +135,7 @@ final class Interceptors {
     func abandonAll() -> [(item: any Intercepted, by: String)] {
         defer { held.removeAll() }
         return held.values.sorted { $0.deadline < $1.deadline }.compactMap { turn in
-            turn.link.abandon(timedOut: false).map { ($0, plugins[$0.interception.passed].name) }
+            turn.link.abandon(.hostStopped).map { ($0, plugins[$0.interception.passed].name) }
         }
     }
 

@@ -40,7 +40,7 @@ struct MessageLine: ReportLine {
         line.strings("ui", ui)
         if let stop = flight.interception.stop {
             line.string("by", stop.by)
-            if stop.kind == .suppressed, let reason = stop.reason { line.string("reason", reason) }
+            if stop.effect == .suppressed, let reason = stop.reason { line.string("reason", reason) }
         }
         line.string("error", problem)
         line.key("source")

@@ -288,7 +288,7 @@ final class Pipeline: Intake {
         let status: Status
         var taken = Route.none
         if let stop = flight.interception.stop {
-            status = stop.kind == .suppressed ? .suppressed : .failed
+            status = stop.effect == .suppressed ? .suppressed : .failed
         } else if flight.anyFailed {
             status = .failed
         } else if flight.anySuppressed {
@@ -308,7 +308,7 @@ final class Pipeline: Intake {
     /// Why the message failed, for its report line; nil unless it did.
     private static func problem(of flight: InFlight) -> String? {
         if let stop = flight.interception.stop {
-            return stop.kind == .failed ? stop.reason ?? "\(stop.by) stopped it" : nil
+            return stop.effect == .failed ? stop.reason ?? "\(stop.by) stopped it" : nil
         }
         return flight.anyFailed ? flight.errors.joined(separator: "; ") : nil
     }

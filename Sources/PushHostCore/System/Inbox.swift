@@ -9,11 +9,11 @@ import Synchronization
 ///
 /// Posting appends under a lock and wakes the dispatch thread through a
 /// pipe it polls beside its input.
-final class Inbox<Item: Sendable>: Sendable {
+final class Inbox<Element: Sendable>: Sendable {
     /// Readable when something was posted.
     var fd: Int32 { wakePipe.readEnd }
     private let wakePipe = WakePipe()
-    private let items = Mutex<[Item]>([])
+    private let items = Mutex<[Element]>([])
     /// Whether `items` holds anything; set and cleared under the lock, read without it.
     private let posted = Atomic(false)
 
@@ -21,7 +21,7 @@ final class Inbox<Item: Sendable>: Sendable {
         wakePipe.close()
     }
 
-    func post(_ item: Item) {
+    func post(_ item: Element) {
         let wasEmpty = items.withLock { items in
             items.append(item)
             posted.store(true, ordering: .releasing)
@@ -36,7 +36,7 @@ final class Inbox<Item: Sendable>: Sendable {
     }
 
     /// Everything posted so far, oldest first.
-    func take() -> [Item] {
+    func take() -> [Element] {
         wakePipe.drain()
         return items.withLock { items in
             defer { items.removeAll() }

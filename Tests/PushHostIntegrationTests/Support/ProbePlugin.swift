@@ -53,6 +53,122 @@ extension PluginSource {
     /// - `set`: `PATH=JSON` (or `PATH` alone to remove) for `set` during the
     ///   call; `set_later`: the same, from the thread of a held turn.
     static func probe(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
+        let interceptorCode = #"""
+            /* The `set` edit in `spec` (PATH=JSON, or PATH to remove) through link; its answer. */
+            /* The host's chain API, found at the first intercept. */
+            static const ph_chain_api *chain;
+
+            static int set_from(ph_chain *link, const char *spec) {
+                char path[256];
+                const char *equals = strchr(spec, '=');
+                size_t n = equals ? (size_t)(equals - spec) : strlen(spec);
+                if (n >= sizeof path) n = sizeof path - 1;
+                memcpy(path, spec, n);
+                path[n] = '\0';
+                return chain->set(link, path, equals ? equals + 1 : NULL);
+            }
+
+            typedef struct held {
+                probe *self;
+                ph_chain *link;
+                char *id;
+                char *target;
+                char *set_later;
+                long delay_ms;
+                char mode[32];
+            } held;
+
+            static void *end_later(void *p) {
+                held *h = p;
+                probe *self = h->self;
+                if (h->delay_ms > 0) {
+                    struct timespec wait = {h->delay_ms / 1000, (h->delay_ms % 1000) * 1000000L};
+                    while (nanosleep(&wait, &wait) != 0) {}
+                }
+                char extra[64] = "";
+                if (h->set_later) snprintf(extra, sizeof extra, " set=%d", set_from(h->link, h->set_later));
+                flockfile(self->out);
+                fprintf(self->out, "%s later %s %s%s\n", NAME, h->id, or_dash(h->target), extra);
+                fflush(self->out);
+                funlockfile(self->out);
+                if (strcmp(h->mode, "hold-suppress") == 0) {
+                    chain->stop(h->link, PH_SUPPRESS, "held, then told to");
+                } else {
+                    chain->proceed(h->link);
+                    if (strcmp(h->mode, "hold-twice") == 0) chain->proceed(h->link);
+                }
+                free(h->id);
+                free(h->target);
+                free(h->set_later);
+                free(h);
+                pthread_mutex_lock(&self->lock);
+                self->running--;
+                pthread_cond_broadcast(&self->idle);
+                pthread_mutex_unlock(&self->lock);
+                return NULL;
+            }
+
+            static void intercept(void *p, ph_chain *link) {
+                probe *self = p;
+                if (!chain) chain = self->host->get_extension(self->host, PH_EXT_CHAIN);
+                const ph_message *m = chain->message(link);
+                const char *mode = setting(self, m, "intercept");
+                const char *reason = setting(self, m, "reason");
+                const char *edit = setting(self, m, "set");
+                char extra[64] = "";
+                if (edit) snprintf(extra, sizeof extra, " set=%d", set_from(link, edit));
+                line_with(self, "intercept", m, extra);
+                if (!reason) reason = "told to";
+                if (!mode || strcmp(mode, "proceed") == 0) {
+                    chain->proceed(link);
+                } else if (strcmp(mode, "suppress") == 0) {
+                    chain->stop(link, PH_SUPPRESS, reason);
+                } else if (strcmp(mode, "fail") == 0) {
+                    chain->stop(link, PH_FAILED, reason);
+                } else if (strcmp(mode, "proceed-twice") == 0) {
+                    chain->proceed(link);
+                    chain->proceed(link);
+                } else if (strcmp(mode, "proceed-stop") == 0) {
+                    chain->proceed(link);
+                    chain->stop(link, PH_SUPPRESS, reason);
+                } else if (strcmp(mode, "continue") == 0) {
+                    chain->stop(link, PH_CONTINUE, reason);
+                } else if (strncmp(mode, "hold", 4) == 0) {
+                    held *h = calloc(1, sizeof *h);
+                    const char *delay = setting(self, m, "delay_ms");
+                    const char *later = setting(self, m, "set_later");
+                    const char *target = self->host->message_target(m);
+                    h->self = self;
+                    h->link = link;
+                    h->id = strdup(self->host->message_id(m));
+                    h->target = target ? strdup(target) : NULL;
+                    h->set_later = later ? strdup(later) : NULL;
+                    h->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
+                    snprintf(h->mode, sizeof h->mode, "%s", mode);
+                    pthread_mutex_lock(&self->lock);
+                    self->running++;
+                    pthread_mutex_unlock(&self->lock);
+                    pthread_t thread;
+                    pthread_create(&thread, NULL, end_later, h);
+                    pthread_detach(thread);
+                }
+                /* never: neither proceed nor stop. */
+            }
+
+            static void on_outcome(void *p, const ph_message *m, const char *report_line) {
+                char extra[4096];
+                snprintf(extra, sizeof extra, " %s", report_line);
+                line_with(p, "outcome", m, extra);
+            }
+
+            static const ph_interceptor interceptor = {sizeof(ph_interceptor), intercept, on_outcome};
+
+            static const void *get_extension(void *p, const char *id) {
+                (void)p;
+                return strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? &interceptor : NULL;
+            }
+
+            """#
         var fields = [".create = create", ".destroy = destroy"]
         var prelude = ""
         if roles.contains(.data) { fields.append(".on_data = on_data") }
@@ -86,7 +202,6 @@ extension PluginSource {
                 pthread_mutex_t lock;
                 pthread_cond_t idle;
                 int running;
-                const ph_chain_api *chain;
             } probe;
 
             typedef struct answer {
@@ -168,7 +283,6 @@ extension PluginSource {
                 const char *json = host->config_get(config, "json");
                 self->json = json && strcmp(json, "true") == 0;
                 self->get = host->config_get(config, "get");
-                self->chain = host->get_extension(host, PH_EXT_CHAIN);
                 pthread_mutex_init(&self->lock, NULL);
                 pthread_cond_init(&self->idle, NULL);
                 return self;
@@ -279,116 +393,7 @@ extension PluginSource {
                 line_with(p, "action", m, extra);
             }
 
-            /* The `set` edit in `spec` (PATH=JSON, or PATH to remove) on chain; its answer. */
-            UNUSED static int set_from(probe *self, ph_chain *chain, const char *spec) {
-                char path[256];
-                const char *equals = strchr(spec, '=');
-                size_t n = equals ? (size_t)(equals - spec) : strlen(spec);
-                if (n >= sizeof path) n = sizeof path - 1;
-                memcpy(path, spec, n);
-                path[n] = '\0';
-                return self->chain->set(chain, path, equals ? equals + 1 : NULL);
-            }
-
-            typedef struct held {
-                probe *self;
-                ph_chain *chain;
-                char *id;
-                char *target;
-                char *set_later;
-                long delay_ms;
-                char mode[32];
-            } held;
-
-            UNUSED static void *end_later(void *p) {
-                held *h = p;
-                probe *self = h->self;
-                if (h->delay_ms > 0) {
-                    struct timespec wait = {h->delay_ms / 1000, (h->delay_ms % 1000) * 1000000L};
-                    while (nanosleep(&wait, &wait) != 0) {}
-                }
-                char extra[64] = "";
-                if (h->set_later) snprintf(extra, sizeof extra, " set=%d", set_from(self, h->chain, h->set_later));
-                flockfile(self->out);
-                fprintf(self->out, "%s later %s %s%s\n", NAME, h->id, or_dash(h->target), extra);
-                fflush(self->out);
-                funlockfile(self->out);
-                if (strcmp(h->mode, "hold-suppress") == 0) {
-                    self->chain->stop(h->chain, PH_SUPPRESS, "held, then told to");
-                } else {
-                    self->chain->proceed(h->chain);
-                    if (strcmp(h->mode, "hold-twice") == 0) self->chain->proceed(h->chain);
-                }
-                free(h->id);
-                free(h->target);
-                free(h->set_later);
-                free(h);
-                pthread_mutex_lock(&self->lock);
-                self->running--;
-                pthread_cond_broadcast(&self->idle);
-                pthread_mutex_unlock(&self->lock);
-                return NULL;
-            }
-
-            UNUSED static void intercept(void *p, ph_chain *chain) {
-                probe *self = p;
-                const ph_message *m = self->chain->message(chain);
-                const char *mode = setting(self, m, "intercept");
-                const char *reason = setting(self, m, "reason");
-                const char *edit = setting(self, m, "set");
-                char extra[64] = "";
-                if (edit) snprintf(extra, sizeof extra, " set=%d", set_from(self, chain, edit));
-                line_with(self, "intercept", m, extra);
-                if (!reason) reason = "told to";
-                if (!mode || strcmp(mode, "proceed") == 0) {
-                    self->chain->proceed(chain);
-                } else if (strcmp(mode, "suppress") == 0) {
-                    self->chain->stop(chain, PH_SUPPRESS, reason);
-                } else if (strcmp(mode, "fail") == 0) {
-                    self->chain->stop(chain, PH_FAILED, reason);
-                } else if (strcmp(mode, "proceed-twice") == 0) {
-                    self->chain->proceed(chain);
-                    self->chain->proceed(chain);
-                } else if (strcmp(mode, "proceed-stop") == 0) {
-                    self->chain->proceed(chain);
-                    self->chain->stop(chain, PH_SUPPRESS, reason);
-                } else if (strcmp(mode, "continue") == 0) {
-                    self->chain->stop(chain, PH_CONTINUE, reason);
-                } else if (strncmp(mode, "hold", 4) == 0) {
-                    held *h = calloc(1, sizeof *h);
-                    const char *delay = setting(self, m, "delay_ms");
-                    const char *later = setting(self, m, "set_later");
-                    const char *target = self->host->message_target(m);
-                    h->self = self;
-                    h->chain = chain;
-                    h->id = strdup(self->host->message_id(m));
-                    h->target = target ? strdup(target) : NULL;
-                    h->set_later = later ? strdup(later) : NULL;
-                    h->delay_ms = delay ? strtol(delay, NULL, 10) : 0;
-                    snprintf(h->mode, sizeof h->mode, "%s", mode);
-                    pthread_mutex_lock(&self->lock);
-                    self->running++;
-                    pthread_mutex_unlock(&self->lock);
-                    pthread_t thread;
-                    pthread_create(&thread, NULL, end_later, h);
-                    pthread_detach(thread);
-                }
-                /* never: neither proceed nor stop. */
-            }
-
-            UNUSED static void on_outcome(void *p, const ph_message *m, const char *report_line) {
-                char extra[4096];
-                snprintf(extra, sizeof extra, " %s", report_line);
-                line_with(p, "outcome", m, extra);
-            }
-
-            UNUSED static const ph_interceptor interceptor = {sizeof(ph_interceptor), intercept, on_outcome};
-
-            UNUSED static const void *get_extension(void *p, const char *id) {
-                (void)p;
-                return strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? &interceptor : NULL;
-            }
-
+            \#(roles.contains(.interceptor) ? interceptorCode : "")
             \#(prelude)
             static const ph_plugin plugin = {
                 PH_PLUGIN_HEADER, .name = NAME, .version = "1.0.0", .description = "A test probe.",
