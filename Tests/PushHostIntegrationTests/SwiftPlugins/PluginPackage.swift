@@ -33,7 +33,8 @@ import Testing
 ///   `data.sleep_ms` when given) continued, `background-later` at shutdown,
 ///   followed by `equal` when the kept message equals the copy.
 /// - `marker` (interceptor): when `data.mark` is `yes`, sets `data.marked` to
-///   `"yes"`; when `bad`, tries to set it to invalid JSON; when `remove`,
+///   `"yes"`; when `text`, to the text of `data.text` (as a JSON string);
+///   when `bad`, tries to set it to invalid JSON; when `remove`,
 ///   removes `data.mark`; each writes `set ID RESULT MARKED MARK` (the last
 ///   two read back through `chain.message`). Stops the message with `.suppressed("told to")` when
 ///   `data.stop` is `suppress`, `.failed("told to")` when `fail`. Otherwise
@@ -365,6 +366,7 @@ struct PluginPackage: Sendable {
                 let message = chain.message
                 switch message.data["mark"] {
                 case "yes": wrote(chain, chain.set("data.marked", to: "yes"))
+                case "text": wrote(chain, chain.set("data.marked", to: message.data["text"] ?? ""))
                 case "bad": wrote(chain, chain.set("data.marked", json: "{nope"))
                 case "remove": wrote(chain, chain.remove("data.mark"))
                 default: break

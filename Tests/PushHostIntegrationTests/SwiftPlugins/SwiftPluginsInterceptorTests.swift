@@ -92,25 +92,31 @@ import Testing
     }
 
     /// `set` edits the message in place: the interceptor reads its edit
-    /// back through `chain.message`, and the data plugin after it sees it.
-    /// Invalid JSON is refused (false, nothing changed); `remove` takes a
-    /// field away.
+    /// back through `chain.message`, and the data plugin after it sees it;
+    /// `set(_:to:)` quotes any text as a JSON string. Invalid JSON is
+    /// refused (false, nothing changed); `remove` takes a field away.
     @Test func editsReachThePluginsAfterTheInterceptor() throws {
         let package = try PluginPackage.shared()
         let scratch = try Scratch()
         let plugins = loading(package.library("marker"), as: "marker", ["log": scratch.file("marker.log")])
             + loading(package.library("keeper"), as: "keeper", ["log": scratch.file("keeper.log"), "keys": "mark,marked"])
+        let text = "say \"hi\" \\ é \u{1} ☃ </b>"
         let result = try scratch.run(plugins, stdin: ndjson(
-            gcm("m1", data: ["mark": "yes"]), gcm("m2", data: ["mark": "bad"]), gcm("m3", data: ["mark": "remove"])))
+            gcm("m1", data: ["mark": "yes"]), gcm("m2", data: ["mark": "bad"]), gcm("m3", data: ["mark": "remove"]),
+            gcm("m4", data: ["mark": "text", "text": text])))
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try result.report().map { $0["status"] as? String } == ["delivered", "delivered", "delivered"])
+        #expect(try result.report().map { $0["status"] as? String } == ["delivered", "delivered", "delivered", "delivered"])
 
         #expect(scratch.lines("marker.log").filter { $0.first == "set" } == [
             ["set", "m1", "true", "yes", "yes"], ["set", "m2", "false", "-", "bad"], ["set", "m3", "true", "-", "-"],
+            ["set", "m4", "true", text, "text"],
         ])
+        #expect(result.stderr.contains("set data.marked refused for message m2"), "\(result.stderr)")
         // keeper's data lines: event, id, target, priority, title, body, then data[mark], data[marked].
         let seen = scratch.lines("keeper.log").filter { $0.first == "data" }
-        #expect(seen.map { $0.count > 7 ? [$0[1], $0[6], $0[7]] : $0 } == [["m1", "yes", "yes"], ["m2", "bad", "-"], ["m3", "-", "-"]])
+        #expect(seen.map { $0.count > 7 ? [$0[1], $0[6], $0[7]] : $0 } == [
+            ["m1", "yes", "yes"], ["m2", "bad", "-"], ["m3", "-", "-"], ["m4", "text", text],
+        ])
         #expect(seen.first?.last?.contains(#""marked":"yes""#) == true, "\(seen)")
     }
 
