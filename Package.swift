@@ -31,6 +31,7 @@ let samples: [(name: String, target: String)] = [
 let swiftSamples: [(name: String, target: String)] = [
     ("inbox", "PluginInbox"),
     ("orders", "PluginOrders"),
+    ("debounce", "PluginDebounce"),
 ]
 
 let package = Package(

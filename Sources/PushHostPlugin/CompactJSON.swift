@@ -1,7 +1,8 @@
-/// Reads the compact, valid JSON the host hands out (`message_json`, and
-/// the objects of `message_get`), without Foundation: one value by dotted
-/// path, an object's members, or an array's elements, as text the way
-/// `message_get` gives it.
+/// Reads the compact, valid JSON the host hands out (`message_json`, the
+/// objects of `message_get`, report lines), without Foundation: one value by
+/// dotted path, an object's members, or an array's elements, as text the way
+/// `message_get` gives it; and writes the one value a plugin hands the host
+/// as text, a JSON string (`quoted`).
 enum CompactJSON {
     /// The value at the dotted `path` in `json` (object members by key,
     /// array elements by position): a string unescaped, JSON null as nil,
@@ -16,6 +17,11 @@ enum CompactJSON {
             }
             return value(text, &at)
         }
+    }
+
+    /// `value(at:in:)` for a static dotted `path`.
+    static func value(at path: StaticString, in json: String) -> String? {
+        value(at: UnsafeRawBufferPointer(start: path.utf8Start, count: path.utf8CodeUnitCount), in: json)
     }
 
     /// The members of the object `json` in order, each value as `value(at:in:)`
@@ -51,6 +57,26 @@ enum CompactJSON {
             }
             return elements
         }
+    }
+
+    /// `text` as a JSON string: quoted, with `"`, `\` and control
+    /// characters escaped.
+    static func quoted(_ text: String) -> String {
+        var json = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case "\u{00}"..."\u{1F}":
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        return json + "\""
     }
 
     /// Where the member `segment` of the object at `at` starts, or the

@@ -10,8 +10,9 @@ import CPushHost
 /// @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Inbox.self) }
 /// ```
 ///
-/// The descriptor fills in the handlers of the roles `type` conforms to. One
-/// library exports one plugin type.
+/// The descriptor fills in the handlers of the roles `type` conforms to, and
+/// for an `Interceptor` the extension `ph.interceptor/1`. One library exports
+/// one plugin type.
 public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     if let exported = Exported.current { return OpaquePointer(exported.descriptor) }
     var plugin = ph_plugin()
@@ -44,6 +45,9 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
         plugin.on_action = { box, message, action, input in
             PluginBox.from(box).onAction(message, action: action, input: input)
         }
+    }
+    if P.self is any Interceptor.Type {
+        plugin.get_extension = { _, id in strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? UnsafeRawPointer(Interception.table) : nil }
     }
     let descriptor = UnsafeMutablePointer<ph_plugin>.allocate(capacity: 1)
     descriptor.initialize(to: plugin)

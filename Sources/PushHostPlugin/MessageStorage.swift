@@ -47,7 +47,7 @@ final class MessageStorage: Sendable {
             if let id = state.id { return id }
             let id = switch state.source {
             case .host(let host, let handle): String(cString: host.pointee.message_id(handle))
-            case .copy(let json): CompactJSON.value(at: Self.bytes("id"), in: json) ?? ""
+            case .copy(let json): CompactJSON.value(at: "id", in: json) ?? ""
             }
             state.id = id
             return id
@@ -60,7 +60,7 @@ final class MessageStorage: Sendable {
             if let target = state.target { return target }
             let target = switch state.source {
             case .host(let host, let handle): host.pointee.message_target(handle).map { String(cString: $0) }
-            case .copy(let json): CompactJSON.value(at: Self.bytes("target"), in: json)
+            case .copy(let json): CompactJSON.value(at: "target", in: json)
             }
             state.target = target
             return target
@@ -90,8 +90,15 @@ final class MessageStorage: Sendable {
     /// read it again, and nothing is copied.
     static func endBorrow(_ storage: inout MessageStorage) {
         guard !isKnownUniquelyReferenced(&storage) else { return }
-        storage.state.withLock { state in
-            state.source = .copy(json(&state))
+        storage.keepCopy()
+    }
+
+    /// Ends the host's loan of the message for good: its JSON is copied
+    /// (read from the host, unless it was already), and every later read
+    /// comes from the copy.
+    func keepCopy() {
+        state.withLock { state in
+            state.source = .copy(Self.json(&state))
         }
     }
 
@@ -108,10 +115,5 @@ final class MessageStorage: Sendable {
             state.json = json
             return json
         }
-    }
-
-    /// The UTF-8 bytes of a static path.
-    private static func bytes(_ path: StaticString) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: path.utf8Start, count: path.utf8CodeUnitCount)
     }
 }

@@ -105,6 +105,40 @@ public protocol ActionPlugin: Plugin {
     func onAction(_ action: Action, message: Message)
 }
 
+/// The interceptor role: sees each push message before the data stage, as
+/// an OkHttp interceptor sees a request. It may read and edit the message
+/// (`chain.message`, `chain.set`), pass it on and learn its outcome
+/// (`await chain.proceed()`), or stop it by returning `.suppressed(reason)`
+/// or `.failed(reason)` without proceeding.
+///
+/// ```swift
+/// func intercept(_ chain: Chain) async -> Outcome {
+///     let message = chain.message
+///     if message.data["test"] == "yes" { return .suppressed("a test message") }
+///     chain.set("data.seen_by", to: Self.name)
+///     let outcome = await chain.proceed()
+///     context.log("\(message.id): \(outcome.status)")    // e.g. "m-1: delivered"
+///     return outcome
+/// }
+/// ```
+///
+/// Interceptors run in load order, each after the one before proceeded.
+/// `intercept` starts on the host's thread, at once: one that proceeds (or
+/// returns) without suspending does so during the host's call, as a C
+/// interceptor would. One that suspends holds its message, and the host goes
+/// on with the messages behind it; the held message gets its report line
+/// once it is passed on or stopped. `proceed()` returns when the message's
+/// report line is written (`outcome.reportLine`), with `status`, `reason`,
+/// and `by` (the interceptor that stopped it, if one did); what `intercept`
+/// returns after proceeding is only passed on. At shutdown, `shutdown`
+/// comes once every `intercept` that passed its message on (or stopped it)
+/// returned; a `proceed()` still waiting then (the host stopped on a signal
+/// before the report line) returns the status `stopped`. A message still
+/// held then goes nowhere, and its `proceed()` returns `stopped` at once.
+public protocol Interceptor: Plugin {
+    func intercept(_ chain: Chain) async -> Outcome
+}
+
 /// What a person did with a notification.
 public struct Action: Sendable, Hashable, CustomStringConvertible {
     /// `"tap"` for the notification itself, else the `id` of one of the

@@ -13,8 +13,9 @@ final class PluginBox: @unchecked Sendable {
     private let screen: (any ScreenPlugin)?
     private let token: (any TokenPlugin)?
     private let action: (any ActionPlugin)?
+    private let interception: Interception?
 
-    private init(plugin: any Plugin, context: PluginContext) {
+    private init(plugin: any Plugin, context: PluginContext, chainAPI: UnsafePointer<ph_chain_api>?) {
         self.plugin = plugin
         self.context = context
         data = plugin as? any DataPlugin
@@ -22,14 +23,26 @@ final class PluginBox: @unchecked Sendable {
         screen = plugin as? any ScreenPlugin
         token = plugin as? any TokenPlugin
         action = plugin as? any ActionPlugin
+        interception = if let interceptor = plugin as? any Interceptor, let chainAPI {
+            Interception(interceptor, api: chainAPI, context: context)
+        } else {
+            nil
+        }
     }
 
-    /// `create`: makes the exported type; a thrown error is logged and refuses the plugin.
+    /// `create`: makes the exported type; a thrown error is logged and
+    /// refuses the plugin, as does an interceptor on a host without `ph.chain/1`.
     static func create(host: UnsafePointer<ph_host>, config: OpaquePointer) -> UnsafeMutableRawPointer? {
         let context = PluginContext(host: host, config: config)
         guard let type = Exported.current?.type else { return nil }
+        let intercepts = type is any Interceptor.Type
+        let chainAPI = intercepts ? Interception.chainAPI(of: host) : nil
+        if intercepts, chainAPI == nil {
+            context.log("could not start: this host does not offer \(PH_EXT_CHAIN), which an interceptor needs", level: .error)
+            return nil
+        }
         do {
-            let box = PluginBox(plugin: try type.init(context: context), context: context)
+            let box = PluginBox(plugin: try type.init(context: context), context: context, chainAPI: chainAPI)
             return Unmanaged.passRetained(box).toOpaque()
         } catch {
             context.log("could not start: \(error)", level: .error)
@@ -41,10 +54,12 @@ final class PluginBox: @unchecked Sendable {
         Unmanaged<PluginBox>.fromOpaque(pointer!).takeUnretainedValue()
     }
 
-    /// `destroy`: the plugin's `shutdown`, then the instance goes.
+    /// `destroy`: the chains still under way end (each `proceed()` waiting
+    /// returns `stopped`), then the plugin's `shutdown`, then the instance goes.
     static func release(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
         let box = Unmanaged<PluginBox>.fromOpaque(pointer).takeRetainedValue()
+        box.interception?.close()
         box.plugin.shutdown()
     }
 
@@ -87,6 +102,16 @@ final class PluginBox: @unchecked Sendable {
         var storage = MessageStorage(host: context.host, handle: message)
         body(Message(storage: storage))
         MessageStorage.endBorrow(&storage)
+    }
+
+    /// `intercept` (`ph.interceptor/1`): the handler runs on `chain` (see `Interception`).
+    func intercept(_ chain: OpaquePointer) {
+        interception?.intercept(chain)
+    }
+
+    /// `on_outcome` (`ph.interceptor/1`): the report line of a message the plugin proceeded.
+    func onOutcome(_ message: OpaquePointer, reportLine: UnsafePointer<CChar>) {
+        interception?.outcome(of: message, reportLine: reportLine)
     }
 
     func onToken(_ token: UnsafePointer<CChar>, previous: UnsafePointer<CChar>?) {

@@ -32,6 +32,18 @@ import Testing
 ///   detached task 20 ms after its data handler (which first waits
 ///   `data.sleep_ms` when given) continued, `background-later` at shutdown,
 ///   followed by `equal` when the kept message equals the copy.
+/// - `marker` (interceptor): when `data.mark` is `yes`, sets `data.marked` to
+///   `"yes"`; when `text`, to the text of `data.text` (as a JSON string);
+///   when `bad`, tries to set it to invalid JSON; when `remove`,
+///   removes `data.mark`; each writes `set ID RESULT MARKED MARK` (the last
+///   two read back through `chain.message`). Stops the message with `.suppressed("told to")` when
+///   `data.stop` is `suppress`, `.failed("told to")` when `fail`. Otherwise
+///   waits `data.sleep_ms` when given, writes `proceed ID THREAD` (THREAD as
+///   for `quick`), proceeds, and writes `outcome ID STATUS REASON BY
+///   REPORT-LINE` (ID read from `chain.message` after proceeding); with
+///   `data.again` `yes` it proceeds once more and writes `again ID SAME`
+///   (whether that outcome equals the first); with `data.late_stop` `yes`
+///   it returns `.suppressed("too late")` instead of the outcome.
 struct PluginPackage: Sendable {
     /// The package folder.
     let root: String
@@ -62,7 +74,7 @@ struct PluginPackage: Sendable {
     /// The plugins: product name, target name, source.
     static let plugins: [(name: String, target: String, source: String)] = [
         ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
-        ("quick", "Quick", quick), ("keeper", "Keeper", keeper), ("tapper", "Tapper", tapper),
+        ("quick", "Quick", quick), ("keeper", "Keeper", keeper), ("tapper", "Tapper", tapper), ("marker", "Marker", marker),
     ]
 
     static let manifest = """
@@ -329,6 +341,60 @@ struct PluginPackage: Sendable {
         }
 
         @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Keeper.self) }
+
+        """
+
+    static let marker = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Marks, stops, holds and passes on messages as their data says; writes down each outcome.
+        final class Marker: Interceptor {
+            static let name = "marker"
+            static let version = "0.1.0"
+            static let summary = "Interceptor: marks, stops or holds messages as their data says."
+
+            private let log: LineFile?
+            private let hostThread = pthread_self()
+
+            init(context: PluginContext) throws {
+                log = context.setting("log").map(LineFile.init(path:))
+            }
+
+            func intercept(_ chain: Chain) async -> Outcome {
+                let message = chain.message
+                switch message.data["mark"] {
+                case "yes": wrote(chain, chain.set("data.marked", to: "yes"))
+                case "text": wrote(chain, chain.set("data.marked", to: message.data["text"] ?? ""))
+                case "bad": wrote(chain, chain.set("data.marked", json: "{nope"))
+                case "remove": wrote(chain, chain.remove("data.mark"))
+                default: break
+                }
+                switch message.data["stop"] {
+                case "suppress": return .suppressed("told to")
+                case "fail": return .failed("told to")
+                default: break
+                }
+                if let sleep = message.data["sleep_ms"].flatMap({ Int($0) }) {
+                    try? await Task.sleep(for: .milliseconds(sleep))
+                }
+                log?.append("proceed", message.id, pthread_equal(pthread_self(), hostThread) != 0 ? "host-thread" : "other-thread")
+                let outcome = await chain.proceed()
+                log?.append("outcome", chain.message.id, "\\(outcome.status)", outcome.reason ?? "-", outcome.by ?? "-", outcome.reportLine ?? "-")
+                if message.data["again"] == "yes" {
+                    log?.append("again", message.id, "\\(await chain.proceed() == outcome)")
+                }
+                return message.data["late_stop"] == "yes" ? .suppressed("too late") : outcome
+            }
+
+            private func wrote(_ chain: Chain, _ done: Bool) {
+                let message = chain.message
+                log?.append("set", message.id, "\\(done)", message.data["marked"] ?? "-", message.data["mark"] ?? "-")
+            }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Marker.self) }
 
         """
 
