@@ -24,13 +24,9 @@ bin=$(swift build --show-bin-path)
 demo=.build/demo
 rm -rf "$demo"
 mkdir -p "$demo/plugins" "$demo/out"
-for name in cache notify issues supplies token-log inbox orders dedupe enrich; do
+for name in cache notify issues supplies token-log inbox orders dedupe enrich debounce; do
     cp "$bin/lib$name.so" "$demo/plugins/$name.so"
 done
-# debounce (Swift) is copied once this checkout builds it.
-if [ -e "$bin/libdebounce.so" ]; then
-    cp "$bin/libdebounce.so" "$demo/plugins/debounce.so"
-fi
 cp examples/plugins/cache.json examples/plugins/inbox.json examples/plugins/enrich.json "$demo/plugins/"
 
 # Writes the story FILE's lines, pausing half a second at each blank one.

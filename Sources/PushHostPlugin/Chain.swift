@@ -144,7 +144,8 @@ public final class Chain: Sendable {
             deliver(outcome)
             return false
         }
-        if proceeded, returned.isStop {
+        // A stop the handler made itself, not the outcome proceed() gave.
+        if proceeded, returned.isStop, returned.reportLine == nil {
             interception.context.log(
                 "message \(message.id) was already passed on: the \(returned.status) outcome intercept returned is ignored",
                 level: .warning)
