@@ -101,10 +101,7 @@ extension PluginSource {
                 free(h->target);
                 free(h->set_later);
                 free(h);
-                pthread_mutex_lock(&self->lock);
-                self->running--;
-                pthread_cond_broadcast(&self->idle);
-                pthread_mutex_unlock(&self->lock);
+                thread_ended(self);
                 return NULL;
             }
 
@@ -300,6 +297,14 @@ extension PluginSource {
                 free(self);
             }
 
+            /* A thread of the probe's is done: destroy may go on once none runs. */
+            static void thread_ended(probe *self) {
+                pthread_mutex_lock(&self->lock);
+                self->running--;
+                pthread_cond_broadcast(&self->idle);
+                pthread_mutex_unlock(&self->lock);
+            }
+
             static void *answer_later(void *p) {
                 answer *a = p;
                 probe *self = a->self;
@@ -317,10 +322,7 @@ extension PluginSource {
                 free(a->id);
                 free(a->target);
                 free(a);
-                pthread_mutex_lock(&self->lock);
-                self->running--;
-                pthread_cond_broadcast(&self->idle);
-                pthread_mutex_unlock(&self->lock);
+                thread_ended(self);
                 return NULL;
             }
 
