@@ -134,14 +134,11 @@ package final class Host {
             if let spool, hasRoom && !stopping { watched.append(pollfd(fd: spool.fd, events: Int16(POLLIN), revents: 0)) }
             if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
-            var wait = pipeline.millisecondsToNextDeadline()
-            let expiry = pipeline.actions.millisecondsToNextExpiry()
-            if expiry >= 0 { wait = wait < 0 ? expiry : min(wait, expiry) }
-            let storeWrite = pipeline.actions.store.millisecondsToWrite()
-            if storeWrite >= 0 { wait = wait < 0 ? storeWrite : min(wait, storeWrite) }
+            var wait = PollWait.sooner(pipeline.millisecondsToNextDeadline(), pipeline.actions.millisecondsToNextExpiry())
+            wait = PollWait.sooner(wait, pipeline.actions.store.millisecondsToWrite())
             if stopping {
                 let left = Int32(min((stopDeadline &- min(stopDeadline, MonotonicClock.now())) / 1_000_000 + 1, 60_000))
-                wait = wait < 0 ? left : min(wait, left)
+                wait = PollWait.sooner(wait, left)
             }
             _ = poll(&watched, nfds_t(watched.count), wait)
             for ready in watched where ready.revents != 0 {

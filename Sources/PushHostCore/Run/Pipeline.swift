@@ -189,9 +189,7 @@ final class Pipeline: Intake {
     /// Milliseconds until the nearest deadline of a held message or a
     /// pending verdict, or -1 when there is none.
     func millisecondsToNextDeadline() -> Int32 {
-        let held = interceptors.millisecondsToNextDeadline()
-        let pending = dataStage.millisecondsToNextDeadline()
-        return held < 0 ? pending : pending < 0 ? held : min(held, pending)
+        PollWait.sooner(interceptors.millisecondsToNextDeadline(), dataStage.millisecondsToNextDeadline())
     }
 
     // MARK: Actions and output
