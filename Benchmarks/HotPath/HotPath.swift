@@ -4,8 +4,9 @@ import Logging
 import PushHostCore
 
 /// Micro-benchmarks of the hot path, one message at a time, on the
-/// reference lines of `Benchmarks/generate`: time and mallocs per message;
-/// then `message_get` as a plugin calls it, time and mallocs per call.
+/// reference lines of `Benchmarks/generate`: time and mallocs per message
+/// (a native C plugin against an ffi handler doing the same reads among
+/// them); then `message_get` as a plugin calls it, time and mallocs per call.
 ///
 ///     PUSHHOST_BENCHMARKS=1 swift package benchmark --target HotPath
 let benchmarks: @Sendable () -> Void = {
@@ -49,6 +50,34 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Dispatch: the same, behind an empty interceptor (proceeds at once)") { benchmark in
         for index in benchmark.scaledIterations {
             lines.withLine(index) { interceptedIntake.take(Record(.text($0), source: .stdin(line: index))) }
+        }
+    }
+
+    // What an ffi call costs per message against a native plugin: the same
+    // C work (the four fields a typical plugin reads, their lengths added
+    // up), as the data plugin of fields.c and as the plain C function of
+    // legacy.c bound by legacy.ffi.json, each beside the no-op background
+    // plugin. Measured in the same run, their ratio is the price of the ffi
+    // handler; the first Dispatch row (a no-op data plugin) is the floor of
+    // both. Both are checked first to read every line, and the same bytes.
+    FieldsPlugins.check(lines)
+    let native = try! FieldsPlugins.host(.native)
+    let nativeIntake = native.intake
+    Benchmark("Dispatch: a native C plugin reading four fields") { benchmark in
+        withExtendedLifetime(native) {
+            for index in benchmark.scaledIterations {
+                lines.withLine(index) { nativeIntake.take(Record(.text($0), source: .stdin(line: index))) }
+            }
+        }
+    }
+
+    let ffi = try! FieldsPlugins.host(.ffi)
+    let ffiIntake = ffi.intake
+    Benchmark("Dispatch: the same four fields through an ffi handler") { benchmark in
+        withExtendedLifetime(ffi) {
+            for index in benchmark.scaledIterations {
+                lines.withLine(index) { ffiIntake.take(Record(.text($0), source: .stdin(line: index))) }
+            }
         }
     }
 
@@ -128,6 +157,77 @@ enum NoopPlugins {
     }
 }
 
+/// The two hosts that put a price on an ffi call per message: the same C
+/// work, the four fields a typical plugin reads (its target, data.title,
+/// data.body and priority) with their lengths added up, done
+/// - natively, by the data plugin of `Benchmarks/fields.c`, which asks for
+///   each field through the host table (message_target, message_get);
+/// - through an ffi handler, by `legacy_fields` of `Benchmarks/legacy.c`, a
+///   plain C library without pushhost.h, bound as the data handler by the
+///   manifest `Benchmarks/legacy.ffi.json`: the host fills its four
+///   `const char *` arguments from those paths and calls it with ffi_call;
+/// each beside the no-op background plugin of `Benchmarks/noop.c`, no report.
+enum FieldsPlugins {
+    enum Kind { case native, ffi }
+
+    /// Where the data plugin of each kind writes "messages N bytes B" at destroy.
+    static func out(_ kind: Kind) -> String { "\(BenchmarkPlugins.folder)/\(kind).out" }
+
+    /// Built once: the hosts of a kind (the check's, the benchmark's) load the same files.
+    static let background = BenchmarkPlugins.compile(
+        "noop.c", as: "noop-fields-background", flags: ["-DROLE_BACKGROUND", "-DNAME=\"noop-background\""])
+    static let fields = BenchmarkPlugins.compile("fields.c", as: "fields", flags: [])
+    static let manifest = makeManifest()
+
+    static func host(_ kind: Kind) throws -> PushHostCore.Host {
+        switch kind {
+        case .native:
+            try BenchmarkPlugins.host(
+                [fields, background], overrides: [try! SettingOverride(parsing: "fields.out=\(out(.native))")])
+        case .ffi:
+            try BenchmarkPlugins.host([background, manifest])
+        }
+    }
+
+    /// `Benchmarks/legacy.ffi.json` beside `liblegacy.so` (built as a plain
+    /// library: every function visible), with the `out` of `.ffi` as the
+    /// argument of legacy_open; returns the manifest's path. The hosts of
+    /// `.ffi` share the library, and its counts: legacy_open starts them again.
+    private static func makeManifest() -> String {
+        _ = BenchmarkPlugins.compile("legacy.c", as: "liblegacy", flags: ["-fvisibility=default"])
+        let template = FileManager.default.contents(atPath: "\(ReferenceLines.root)/Benchmarks/legacy.ffi.json")!
+        var content = try! JSONSerialization.jsonObject(with: template) as! [String: Any]
+        var initializer = content["init"] as! [String: Any]
+        initializer["args"] = [["value": out(.ffi)]]
+        content["init"] = initializer
+        let path = "\(BenchmarkPlugins.folder)/legacy.ffi.json"
+        FileManager.default.createFile(atPath: path, contents: try! JSONSerialization.data(withJSONObject: content))
+        return path
+    }
+
+    /// Sends every reference line through a host of each kind, then destroys
+    /// its plugins: each data plugin must have seen every line, and both
+    /// read the same bytes, else the benchmarks stop (an ffi handler that is
+    /// not called, say for an argument the host could not fill, would
+    /// otherwise look cheap).
+    static func check(_ lines: ReferenceLines) {
+        var seen: [String] = []
+        for kind in [Kind.native, .ffi] {
+            let host = try! host(kind)
+            let intake = host.intake
+            for index in lines.ranges.indices {
+                lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index))) }
+            }
+            precondition(host.failedCount == 0, "\(kind): \(host.failedCount) messages failed")
+            host.shutdown()
+            seen.append(try! String(contentsOfFile: out(kind), encoding: .utf8))
+        }
+        precondition(
+            seen[0] == seen[1] && seen[0].hasPrefix("messages \(lines.ranges.count) bytes "),
+            "the native and the ffi fields plugins did not read every line alike: \(seen)")
+    }
+}
+
 /// A host with the data plugin of `Benchmarks/probe.c` alone, which calls
 /// back into the benchmark from its `on_data`, so that the benchmark calls
 /// the host accessors through the plugin's own host table, as a plugin does.
@@ -186,12 +286,13 @@ enum BenchmarkPlugins {
         return path
     }
 
-    /// A host with the plugins at `paths`, no report.
-    static func host(_ paths: [String]) throws -> PushHostCore.Host {
+    /// A host with the plugins at `paths` (`.so` files or `.ffi.json`
+    /// manifests), `overrides` on their settings, no report.
+    static func host(_ paths: [String], overrides: [SettingOverride] = []) throws -> PushHostCore.Host {
         let logger = Logger(label: "pushhost")
         let tokens = try TokenStore(directory: folder + "/state", logger: logger)
         return try PushHostCore.Host(
-            catalog: PluginCatalog(paths: paths), spool: nil, overrides: [], skipBadPlugins: false, tokens: tokens, options: RunOptions(), logger: logger)
+            catalog: PluginCatalog(paths: paths), spool: nil, overrides: overrides, skipBadPlugins: false, tokens: tokens, options: RunOptions(), logger: logger)
     }
 }
 
