@@ -13,6 +13,8 @@
  * Built as liblegacy.so beside the manifest:
  *     cc -std=c11 -O2 -shared -fPIC Benchmarks/legacy.c -o liblegacy.so
  */
+#define _POSIX_C_SOURCE 200809L /* strdup under -std=c11 */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
