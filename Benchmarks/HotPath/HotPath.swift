@@ -201,7 +201,7 @@ enum FieldsPlugins {
         initializer["args"] = [["value": out(.ffi)]]
         content["init"] = initializer
         let path = "\(BenchmarkPlugins.folder)/legacy.ffi.json"
-        FileManager.default.createFile(atPath: path, contents: try! JSONSerialization.data(withJSONObject: content))
+        precondition(FileManager.default.createFile(atPath: path, contents: try! JSONSerialization.data(withJSONObject: content)))
         return path
     }
 
