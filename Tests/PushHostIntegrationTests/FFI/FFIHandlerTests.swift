@@ -160,7 +160,7 @@ import Testing
         let manifest = try scratch.ffi(handlers: [Legacy.background()])
         let result = try scratch.run(["--ffi", manifest], stdin: ndjson(Self.alert("m1", title: "Fire")))
         #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.errorLines.filter { $0.contains("legacy: ") }
+        let lines = result.errorLines.filter { $0.contains("opened ") || $0.contains("alert Fire") || $0.contains("closing now") }
         #expect(lines == ["info legacy: opened \(scratch.legacyLog)", "info legacy: alert Fire", "info legacy: closing now"],
                 "\(result.stderr)")
     }
