@@ -50,7 +50,7 @@ import Testing
         let result = try scratch.run(["--ffi", manifest], stdin: ndjson(Self.titled("m1", "2")))
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty, "\(result.stdout)")
-        let refusals = result.errorLines.filter { $0.contains("refused") }
+        let refusals = result.errorLines.filter { $0.contains("refused plugin") }
         #expect(refusals.count == 1, "\(result.stderr)")
         #expect(refusals.first?.contains("\(manifest): handler data") == true, "\(result.stderr)")
     }
