@@ -61,11 +61,11 @@ final class FFIPlugin {
         raw.struct_size = UInt32(MemoryLayout<ph_plugin>.size)
         raw.abi_major = HostABI.major
         raw.abi_minor = HostABI.minor
-        raw.destroy = { FFIPlugin.of($0).stop() }
-        if data != nil { raw.on_data = { FFIPlugin.of($0).onData($1) } }
-        if background != nil { raw.on_background = { _ = FFIPlugin.of($0).background!.call($1) } }
-        if screen != nil { raw.on_target = { _ = FFIPlugin.of($0).screen!.call($1) } }
-        if token != nil { raw.on_token = { FFIPlugin.of($0).token!.call(token: $1, previous: $2) } }
+        raw.destroy = { FFIPlugin.with($0) { $0.stop() } }
+        if data != nil { raw.on_data = { state, message in FFIPlugin.with(state) { $0.onData(message) } } }
+        if background != nil { raw.on_background = { state, message in FFIPlugin.with(state) { _ = $0.background!.call(message) } } }
+        if screen != nil { raw.on_target = { state, message in FFIPlugin.with(state) { _ = $0.screen!.call(message) } } }
+        if token != nil { raw.on_token = { state, token, previous in FFIPlugin.with(state) { $0.token!.call(token: token, previous: previous) } } }
         let roles = PluginRole.roles(of: raw)
         return PluginDescriptor(
             raw: raw, abiMajor: HostABI.major, abiMinor: HostABI.minor,
@@ -73,10 +73,11 @@ final class FFIPlugin {
             targets: handlers.first { $0.spec.role == .screen }?.spec.targets ?? [], roles: roles, ffi: self)
     }
 
-    /// The plugin a handler's state is.
+    /// Runs `body` with the plugin a handler's state is, without a
+    /// reference count (the plugin lives as long as the process).
     @inline(__always)
-    private static func of(_ state: UnsafeMutableRawPointer?) -> FFIPlugin {
-        Unmanaged<FFIPlugin>.fromOpaque(state!).takeUnretainedValue()
+    private static func with<Result>(_ state: UnsafeMutableRawPointer?, _ body: (FFIPlugin) -> Result) -> Result {
+        Unmanaged<FFIPlugin>.fromOpaque(state!)._withUnsafeGuaranteedRef(body)
     }
 
     /// The data handler's verdict: its return value through the manifest's
