@@ -44,7 +44,7 @@ import Testing
         #expect(entry["name"] as? String == "legacy")
         #expect(entry["version"] as? String == "2.1.0")
         #expect(entry["file"] as? String == manifest)
-        #expect(entry["library"] as? String == scratch.file("liblegacy.so"))
+        #expect(entry["libraries"] as? [String] == [scratch.file("liblegacy.so")])
         #expect(entry["roles"] as? [String] == ["data", "background", "screen", "token"])
         #expect(entry["targets"] as? [String] == ["alerts"])
         let functions = try #require(entry["functions"] as? [[String: Any]], "\(entry)")

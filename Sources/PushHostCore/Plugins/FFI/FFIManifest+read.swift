@@ -138,10 +138,10 @@ private struct FFIManifestReader {
     private func returnType(_ value: JSONValue, label: String) throws(PluginRefusal) -> FFIType? {
         let word = try string(value, "\(label): returns")
         if word == "void" { return nil }
-        guard let type = FFIType(rawValue: word) else {
-            throw .ffi("\(label): unknown type \"\(word)\" (types: \(FFIType.vocabulary))")
+        guard let type = FFIType(rawValue: word), type.isScalar else {
+            let returns = (["void"] + FFIType.allCases.filter(\.isScalar).map(\.rawValue)).joined(separator: ", ")
+            throw .ffi("\(label): unknown return type \"\(word)\" (returns: \(returns))")
         }
-        guard type.isScalar else { throw .ffi("\(label): returns void, a number or a bool, not \(word)") }
         return type
     }
 
@@ -221,13 +221,13 @@ private struct FFIManifestReader {
             guard word == "token" || word == "previous" else {
                 throw .ffi("\(label): a token handler binds \"token\" or \"previous\", not \"\(word)\"")
             }
-            guard type.isText else { throw .ffi("\(label): a \(type.rawValue) cannot take \(word), which is always a string") }
+            guard type.isText else { throw .ffi("\(label): \(type.withArticle) cannot take \(word), which is always a string") }
             return word == "token" ? .token : .previous
         }
         guard let kind = FFIPathKind(path: word) else {
             throw .ffi("\(label): \"\(word)\" is not a path of a normalized message (id, target, format, priority, content_available, topic, collapse_key, notification.KEY, data.KEY, source.kind, source.line, source.file)")
         }
-        if let refusal = kind.refusal(for: type) { throw .ffi("\(label): a \(type.rawValue) cannot take \(word), \(refusal)") }
+        if let refusal = kind.refusal(for: type) { throw .ffi("\(label): \(type.withArticle) cannot take \(word), \(refusal)") }
         return .path(word, default: nil)
     }
 

@@ -18,6 +18,9 @@ enum FFIType: String, CaseIterable {
     /// The words, for a refusal that lists them.
     static let vocabulary = allCases.map(\.rawValue).joined(separator: ", ")
 
+    /// `an int32`, `a uint8`, `a double`: the word with its article, for refusals.
+    var withArticle: String { (isSignedInteger ? "an " : "a ") + rawValue }
+
     var isSignedInteger: Bool { [.int8, .int16, .int32, .int64].contains(self) }
     var isUnsignedInteger: Bool { [.uint8, .uint16, .uint32, .uint64].contains(self) }
     var isInteger: Bool { isSignedInteger || isUnsignedInteger }
