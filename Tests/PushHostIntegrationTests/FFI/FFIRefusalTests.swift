@@ -115,6 +115,15 @@ import Testing
         #expect(scratch.legacyCalls == ["legacy_open path=\(scratch.legacyLog) code=-1 log=set"])
     }
 
+    /// A manifest has no settings: a `--set` for it is a setup error, not silently dropped.
+    @Test func setForAManifestIsASetupError() throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.ffi(Legacy.manifest([Legacy.token], log: nil, fini: false))
+        let result = try scratch.run(["--ffi", manifest, "--set", "legacy.path=/tmp/x"], stdin: "")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--set legacy.path: legacy is an ffi manifest, which takes no settings"), "\(result.stderr)")
+    }
+
     /// Refused by `plugins --ffi` and by `run --ffi`; returns the listing's refusal line.
     @discardableResult
     static func expectRefused(_ scratch: Scratch, _ manifest: String, _ reason: String,
