@@ -19,13 +19,16 @@ struct PushHostCommand: ParsableCommand {
 
 /// The plugin flags that `run` and `plugins` share.
 struct PluginOptions: ParsableArguments {
-    @Option(name: .customLong("plugins"), help: ArgumentHelp("Load every *.so in DIR, in byte order of the names (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("Load every *.so and *.ffi.json in DIR, in byte order of the names (repeatable).", valueName: "DIR"))
     var directories: [String] = []
 
     @Option(name: .customLong("plugin"), help: ArgumentHelp("Load one plugin file, after the directories (repeatable).", valueName: "FILE"))
     var files: [String] = []
 
+    @Option(name: .customLong("ffi"), help: ArgumentHelp("Load one ffi manifest (NAME.ffi.json: plain C functions as handlers), after the plugin files (repeatable).", valueName: "FILE"))
+    var manifests: [String] = []
+
     var pluginFiles: PluginFiles {
-        PluginFiles(directories: directories, files: files)
+        PluginFiles(directories: directories, files: files, manifests: manifests)
     }
 }

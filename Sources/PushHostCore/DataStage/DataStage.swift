@@ -90,7 +90,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         let name = names[flight.next]
         switch Verdict(verdict) {
         case .failed?:
-            flight.errors.append(reason ?? "\(name) gave the verdict failed")
+            flight.errors.append(reason ?? flight.message.takeProblem() ?? "\(name) gave the verdict failed")
             flight.record(.failed)
         case let verdict?:
             flight.record(verdict)

@@ -17,7 +17,7 @@ final class InFlight: Intercepted {
     /// Whether any verdict so far is failed, or suppress.
     var anyFailed = false
     var anySuppressed = false
-    /// Why, when any verdict is failed.
+    /// Why, when any verdict is failed, or a UI handler could not take the message.
     var errors: [String] = []
     /// Whether a `complete` is awaited, and until when (monotonic ns).
     var isWaiting = false
@@ -52,7 +52,7 @@ final class InFlight: Intercepted {
     func recycle() {
         message.reset()
         next = 0
-        if anyFailed { errors.removeAll(keepingCapacity: true) }
+        if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         anyFailed = false
         anySuppressed = false
         isWaiting = false

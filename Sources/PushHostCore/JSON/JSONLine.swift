@@ -74,4 +74,15 @@ struct JSONLine {
         }
         bytes.append(UInt8(ascii: "]"))
     }
+
+    /// An array of objects, one per value, each written by `build`.
+    mutating func objects<Value>(_ key: StaticString, _ values: [Value], _ build: (inout JSONLine, Value) -> Void) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            object { build(&$0, value) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
 }

@@ -49,6 +49,9 @@ package final class Message: @unchecked Sendable {
     private let handedOutAny = Atomic(false)
     /// The slot plugins know this message by; written under the lock.
     private var handle = Handles.none
+    /// Why a handler could not take the message (see `noteProblem`); nil
+    /// for nearly every message.
+    private(set) var problem: String?
 
     /// A message with a handle of its own.
     package init() {
@@ -186,6 +189,7 @@ package final class Message: @unchecked Sendable {
         }
         input = nil
         tape = nil
+        if problem != nil { problem = nil }
     }
 
     /// The bytes the message reads: the record, or its normalized rewrite;
@@ -254,6 +258,23 @@ package final class Message: @unchecked Sendable {
                 if !message.handedOutAny.load(ordering: .relaxed) { message.handedOutAny.store(true, ordering: .releasing) }
                 return body(message, &handed)
             }
+        }
+    }
+
+    /// Notes, on the dispatch thread, why a handler could not take the
+    /// message behind `opaque` (an ffi handler whose argument does not fit
+    /// its type): the message fails with `problem` as its error. Nothing
+    /// happens when the handle names no message.
+    /// The noted problem, which is then forgotten.
+    func takeProblem() -> String? {
+        defer { if problem != nil { problem = nil } }
+        return problem
+    }
+
+    static func noteProblem(_ opaque: OpaquePointer, _ problem: String) {
+        _ = handOut(opaque) { message, _ in
+            message.problem = message.problem.map { $0 + "; " + problem } ?? problem
+            return nil
         }
     }
 }

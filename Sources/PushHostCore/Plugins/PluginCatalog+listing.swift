@@ -5,6 +5,10 @@ extension PluginCatalog {
     /// issues 1.0.0 (ABI 1.0) plugins/issues.so
     ///   roles: screen; targets: issues
     ///   Foreground screen for the "issues" target.
+    /// legacy 2.1.0 (ffi) plugins/legacy.ffi.json
+    ///   roles: background
+    ///   library: plugins/liblegacy.so
+    ///   background: int32_t legacy_alert(const char *notification.title, int32_t data.priority = 3)
     /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
     /// ```
     package func textListing() -> String {
@@ -15,12 +19,17 @@ extension PluginCatalog {
                 text += "refused \(entry.file): \(refusal)\n"
             case .success(let plugin):
                 let descriptor = plugin.descriptor
-                text += "\(descriptor.name) \(descriptor.version) (ABI \(descriptor.abiMajor).\(descriptor.abiMinor)) \(entry.file)\n"
+                let kind = descriptor.ffi == nil ? "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)" : "ffi"
+                text += "\(descriptor.name) \(descriptor.version) (\(kind)) \(entry.file)\n"
                 let roles = descriptor.roles.isEmpty ? "none" : descriptor.roles.map(\.rawValue).joined(separator: ", ")
                 text += "  roles: \(roles)"
                 if !descriptor.targets.isEmpty { text += "; targets: \(descriptor.targets.joined(separator: ", "))" }
                 text += "\n"
                 if !descriptor.summary.isEmpty { text += "  \(descriptor.summary)\n" }
+                if let ffi = descriptor.ffi {
+                    text += "  library: \(ffi.libraries.joined(separator: ", "))\n"
+                    for (role, signature) in ffi.signatures { text += "  \(role): \(signature)\n" }
+                }
             }
         }
         return text
@@ -47,9 +56,16 @@ extension PluginCatalog {
                 line.string("name", descriptor.name)
                 line.string("version", descriptor.version)
                 line.string("description", descriptor.summary)
-                line.string("abi", "\(descriptor.abiMajor).\(descriptor.abiMinor)")
+                line.string("abi", descriptor.ffi == nil ? "\(descriptor.abiMajor).\(descriptor.abiMinor)" : "ffi")
                 line.strings("roles", descriptor.roles.map(\.rawValue))
                 line.strings("targets", descriptor.targets)
+                if let ffi = descriptor.ffi {
+                    line.strings("libraries", ffi.libraries)
+                    line.objects("functions", ffi.signatures) { object, function in
+                        object.string("role", function.role)
+                        object.string("signature", function.signature)
+                    }
+                }
             }
             bytes = line.finished()
         }

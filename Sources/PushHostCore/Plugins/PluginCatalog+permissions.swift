@@ -39,14 +39,14 @@ extension PluginCatalog {
     }
 
     /// `path` with every symbolic link, `.` and `..` resolved, or nil when it cannot be.
-    private static func realPath(_ path: String) -> String? {
+    static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
     /// `dir/name.so` -> `dir`, `/name.so` -> `/`, `name.so` -> `.`.
-    private static func directory(of path: String) -> String {
+    static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

@@ -20,6 +20,8 @@ struct PluginDescriptor {
     let summary: String
     let targets: [String]
     let roles: [PluginRole]
+    /// The plugin an ffi manifest makes, whose `start` takes the place of `create`.
+    var ffi: FFIPlugin?
 
     /// The bytes every ABI 1.x descriptor has: up to and including `name`.
     static let minimumSize = MemoryLayout<ph_plugin>.offset(of: \.name)! + MemoryLayout<UnsafePointer<CChar>?>.size
@@ -56,7 +58,8 @@ struct PluginDescriptor {
             version: raw.version.map { String(cString: $0) } ?? "",
             summary: raw.description.map { String(cString: $0) } ?? "",
             targets: roles.contains(.screen) ? targets : [],
-            roles: roles
+            roles: roles,
+            ffi: nil
         )
     }
 

@@ -24,8 +24,13 @@ final class PluginInstance {
         self.host = HostTable.make(for: context)
     }
 
-    /// Calls `create`; a plugin without one has no state and always succeeds.
+    /// Calls `create` (an ffi plugin's `init`); a plugin without one has no
+    /// state and always succeeds.
     func create() throws(PluginRefusal) {
+        if let ffi = descriptor.ffi {
+            state = try ffi.start(host: host)
+            return
+        }
         guard let create = descriptor.raw.create else { return }
         guard let state = create(host, settings.opaque) else { throw .createFailed }
         self.state = state

@@ -28,6 +28,9 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case badSettings(file: String, reason: String)
     /// `create` returned NULL.
     case createFailed
+    /// An ffi manifest is malformed, or names a library, symbol or
+    /// signature that cannot be called (SPEC section 13).
+    case ffi(String)
 
     package var description: String {
         switch self {
@@ -64,6 +67,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             "settings file \(file): \(reason)"
         case .createFailed:
             "create returned NULL (the plugin's own log lines above say why)"
+        case .ffi(let reason):
+            reason
         }
     }
 

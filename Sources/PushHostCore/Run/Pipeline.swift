@@ -294,7 +294,13 @@ final class Pipeline: Intake {
             status = .suppressed
         } else {
             taken = route.deliver(flight.message, screens: app.visible)
-            status = taken == .none ? .undelivered : .delivered
+            if let problem = flight.message.takeProblem() {
+                // A handler could not take it (an ffi argument that does not fit).
+                flight.errors.append(problem)
+                status = .failed
+            } else {
+                status = taken == .none ? .undelivered : .delivered
+            }
         }
         actions.store.note(flight.message, status: status)
         write(flight, result: status.result) {
@@ -321,7 +327,7 @@ final class Pipeline: Intake {
         if let stop = flight.interception.stop {
             return stop.effect == .failed ? stop.reason ?? "\(stop.by) stopped it" : nil
         }
-        return flight.anyFailed ? flight.errors.joined(separator: "; ") : nil
+        return flight.errors.isEmpty ? nil : flight.errors.joined(separator: "; ")
     }
 
 

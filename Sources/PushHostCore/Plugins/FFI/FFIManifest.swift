@@ -1,0 +1,72 @@
+import CPushHost
+
+/// An ffi manifest `NAME.ffi.json` as read and checked, before any library
+/// is opened (SPEC section 13): the functions of plain C libraries bound to
+/// the roles of one plugin named NAME.
+struct FFIManifest {
+    let name: String
+    let version: String
+    let summary: String
+    /// The library every function names unless it names its own, as written.
+    let library: String?
+    let initFunction: FFIFunctionSpec?
+    let finiFunction: FFIFunctionSpec?
+    let handlers: [FFIHandlerSpec]
+
+    /// `legacy.ffi.json` -> `legacy`.
+    static let suffix = ".ffi.json"
+}
+
+/// One C function of a manifest: where it is, its signature in the
+/// manifest's vocabulary, and what each argument is bound to.
+struct FFIFunctionSpec {
+    /// `init`, `fini`, or the handler's role: how refusals and listings name it.
+    let label: String
+    let symbol: String
+    let library: String
+    /// nil for void.
+    let returns: FFIType?
+    let params: [FFIType]
+    let args: [FFIBinding]
+}
+
+/// One handler of a manifest: a function in a role.
+struct FFIHandlerSpec {
+    let role: PluginRole
+    let function: FFIFunctionSpec
+    /// A screen's targets.
+    let targets: [String]
+    /// A data handler's verdict per return value.
+    let verdicts: FFIVerdicts
+}
+
+/// How a data handler's return value becomes a verdict.
+struct FFIVerdicts {
+    /// Return values (as ``FFIConversion`` bits) and their verdicts, in the manifest's order.
+    let entries: [(bits: UInt64, verdict: ph_verdict)]
+    let fallback: ph_verdict
+    /// The return values as the manifest writes them, for listings.
+    let words: [(value: String, verdict: String)]
+
+    /// Without a map: 0 (or true) continues, anything else fails; a void
+    /// function always continues.
+    static func standard(for returns: FFIType?) -> FFIVerdicts {
+        guard let returns else { return FFIVerdicts(entries: [], fallback: PH_CONTINUE, words: []) }
+        let good: UInt64 = returns == .bool ? 1 : 0
+        return FFIVerdicts(entries: [(good, PH_CONTINUE)], fallback: PH_FAILED, words: [(returns == .bool ? "true" : "0", "continue")])
+    }
+
+    func verdict(for bits: UInt64) -> ph_verdict {
+        for entry in entries where entry.bits == bits { return entry.verdict }
+        return fallback
+    }
+
+    /// `0 continue, 1 suppress, else failed`.
+    var text: String {
+        let fallbackWord = Self.words.first { $0.value == fallback }?.key ?? "failed"
+        return (words.map { "\($0.value) \($0.verdict)" } + ["else \(fallbackWord)"]).joined(separator: ", ")
+    }
+
+    /// The verdict words of a manifest.
+    static let words: [String: ph_verdict] = ["continue": PH_CONTINUE, "suppress": PH_SUPPRESS, "failed": PH_FAILED]
+}
