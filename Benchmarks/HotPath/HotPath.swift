@@ -60,6 +60,8 @@ let benchmarks: @Sendable () -> Void = {
     // plugin. Measured in the same run, their ratio is the price of the ffi
     // handler; the first Dispatch row (a no-op data plugin) is the floor of
     // both. Both are checked first to read every line, and the same bytes.
+    // Times drift between runs here: `Benchmarks/throughput --callgrind`
+    // counts the instructions of the same pair per message, end to end.
     FieldsPlugins.check(lines)
     let native = try! FieldsPlugins.host(.native)
     let nativeIntake = native.intake
