@@ -94,7 +94,7 @@ final class FFIFunction {
                         case .failure(let problem): return refuse(message, "\(String(cString: path)) is \(Self.shown(text, problem)), \(problem.reason(for: argument.type))")
                         }
                     } else {
-                        Self.write(text: text, count: strlen(text), type: argument.type, to: slot)
+                        Self.write(text: text, count: argument.type == .bytes ? strlen(text) : 0, type: argument.type, to: slot)
                     }
                 } else if let fallback {
                     Self.write(fallback, type: argument.type, to: slot)

@@ -21,8 +21,20 @@ enum FFIType: String, CaseIterable {
     /// `an int32`, `a uint8`, `a double`: the word with its article, for refusals.
     var withArticle: String { (isSignedInteger ? "an " : "a ") + rawValue }
 
-    var isSignedInteger: Bool { [.int8, .int16, .int32, .int64].contains(self) }
-    var isUnsignedInteger: Bool { [.uint8, .uint16, .uint32, .uint64].contains(self) }
+    var isSignedInteger: Bool {
+        switch self {
+        case .int8, .int16, .int32, .int64: true
+        default: false
+        }
+    }
+
+    var isUnsignedInteger: Bool {
+        switch self {
+        case .uint8, .uint16, .uint32, .uint64: true
+        default: false
+        }
+    }
+
     var isInteger: Bool { isSignedInteger || isUnsignedInteger }
     var isFloatingPoint: Bool { self == .float || self == .double }
     /// Whether its value is made from a value's text by conversion.
