@@ -1,5 +1,4 @@
 import ArgumentParser
-import Logging
 import PushHostCore
 
 /// `pushhost`: the root command; `run` is the default.
@@ -12,6 +11,7 @@ struct PushHostCommand: ParsableCommand {
             reads push messages as NDJSON from standard input, and dispatches each one: the data \
             stage first, then exactly one UI route (background, target, mismatch).
             """,
+        version: PushHostVersion.current,
         subcommands: [RunCommand.self, PluginsCommand.self, TokenCommand.self, SendCommand.self],
         defaultSubcommand: RunCommand.self
     )
