@@ -12,7 +12,10 @@ import Logging
 final class Report {
     private let writer: ReportWriter?
     /// Records rejected, and records failed (a message's data stage, or a
-    /// token that could not be stored), so far.
+    /// token that could not be stored), so far; and records handled
+    /// otherwise (a `done` result: delivered, suppressed, undelivered, an
+    /// event applied).
+    private(set) var doneCount = 0
     private(set) var rejectedCount = 0
     private(set) var failedCount = 0
 
@@ -51,7 +54,8 @@ final class Report {
 
     private func count(_ result: RecordResult) {
         switch result {
-        case .done, .stopped: break
+        case .done: doneCount += 1
+        case .stopped: break
         case .retry: failedCount += 1
         case .rejected: rejectedCount += 1
         }

@@ -29,6 +29,7 @@ package final class Host {
         options: RunOptions,
         logger: Logger
     ) throws(SetupError) {
+        ServiceNotifier.fromEnvironment(logger: logger)
         self.options = options
         self.spool = spool
         self.logger = logger
@@ -79,7 +80,25 @@ package final class Host {
     /// SIGTERM; then finishes what is under way (pending data verdicts
     /// included, within their deadline). SIGINT or SIGTERM stop standard
     /// input too.
+    ///
+    /// Under a service manager (`NOTIFY_SOCKET`) it says `READY=1` once the
+    /// plugins, the sources and the intake are up, before any record is
+    /// dispatched; `STATUS=` when the counts change (once a second at most);
+    /// `WATCHDOG=1` from the dispatch thread when the manager's watchdog
+    /// wants it (so a handler that hangs stops the pings); `STOPPING=1` when
+    /// a stop begins; and `STATUS=failed: ...` when the run ends in an error.
     package func run() throws(SetupError) {
+        let notifier = ServiceNotifier.fromEnvironment(logger: logger)
+        do throws(SetupError) {
+            try dispatch(notifying: notifier)
+        } catch {
+            notifier.failed("\(error)")
+            throw error
+        }
+    }
+
+    /// `run`, telling `notifier` how it stands.
+    private func dispatch(notifying notifier: ServiceNotifier) throws(SetupError) {
         let shutdown = ShutdownSignal.install()
         let report = pipeline.report
         _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline] in pipeline.flushAll() }
@@ -90,8 +109,13 @@ package final class Host {
                 durable: { report.sync() })
         }
         submissions.openOnThisThread()
-        pipeline.begin()
         try startSources()
+        notifier.ready(status: readyStatus(), progress: Self.progress(of: report))
+        pipeline.begin()
+        /// Whether the manager's watchdog wants `WATCHDOG=1`: then a burst of
+        /// records in one turn feeds it between records (one clock read each).
+        let pings = notifier.pings
+        let pinging = pings ? PingingIntake(pipeline, notifier: notifier) : nil
         /// Runs until a signal, not until standard input ends.
         let untilStopped = spool != nil || !plugins.sources.isEmpty
         var reading = true
@@ -103,21 +127,25 @@ package final class Host {
                 while reading, pipeline.hasRoom, let record = input.next() {
                     pipeline.take(record)
                     pipeline.takeCompletionsIfAny()
+                    if pings { notifier.pingIfDue() }
                 }
-                spool?.deliver(to: pipeline)
+                if let pinging { spool?.deliver(to: pinging) } else { spool?.deliver(to: pipeline) }
             }
             if !stopping, let failure = report.failure {
                 // Nothing taken now could be reported: stop taking, loudly.
                 logger.error("stopping: \(failure); taking nothing new, and no spool file moves")
                 stopping = true
                 stopDeadline = MonotonicClock.now()
+                notifier.stopping(status: "stopping: \(failure)")
                 stopSources()
             }
             // Accepted records are under way, even while stopping.
-            submissions.deliver(to: pipeline)
+            if let pinging { submissions.deliver(to: pinging) } else { submissions.deliver(to: pipeline) }
             spool?.moveFinished()
             reading = reading && !stopping && !input.finished
             if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
+                // Unless a stop began already, standard input ended.
+                notifier.stopping(status: "stopping: standard input ended; \(Self.handled(Self.progress(of: report)))")
                 break
             }
             if stopping && MonotonicClock.now() >= stopDeadline && !pipeline.isIdle {
@@ -140,6 +168,11 @@ package final class Host {
                 let left = Int32(min((stopDeadline &- min(stopDeadline, MonotonicClock.now())) / 1_000_000 + 1, 60_000))
                 wait = PollWait.sooner(wait, left)
             }
+            if notifier.isActive {
+                wait = PollWait.sooner(wait, notifier.turn(progress: Self.progress(of: report)) { progress in
+                    "dispatching: \(pluginCount); \(Self.handled(progress))"
+                })
+            }
             _ = poll(&watched, nfds_t(watched.count), wait)
             for ready in watched where ready.revents != 0 {
                 switch ready.fd {
@@ -158,6 +191,7 @@ package final class Host {
                     logger.info("stopping: taking nothing new; records under way get --stop-timeout \(options.stopTimeout)s")
                     stopping = true
                     stopDeadline = MonotonicClock.now() &+ UInt64(options.stopTimeout * 1e9)
+                    notifier.stopping(status: "stopping: SIGINT or SIGTERM; records under way get --stop-timeout \(options.stopTimeout)s")
                     stopSources()
                 case spool?.fd:
                     spool?.takeArrivals()
@@ -172,6 +206,37 @@ package final class Host {
         if let failure = report.failure {
             throw SetupError("the run stopped early: \(failure)")
         }
+    }
+
+    // MARK: What the service manager is told
+
+    /// `3 plugins`.
+    private var pluginCount: String {
+        plugins.instances.count == 1 ? "1 plugin" : "\(plugins.instances.count) plugins"
+    }
+
+    /// The status of a host that is ready: `dispatching: 3 plugins; reading
+    /// standard input and the spool /var/lib/pushhost/spool`.
+    private func readyStatus() -> String {
+        var sources = ["standard input"]
+        if let spool { sources.append("the spool \(spool.directory)") }
+        let names = plugins.sources.map(\.name)
+        if !names.isEmpty {
+            sources.append((names.count == 1 ? "the source plugin " : "the source plugins ") + names.joined(separator: ", "))
+        }
+        let list = sources.count == 1 ? sources[0] : sources.dropLast().joined(separator: ", ") + " and " + sources.last!
+        return "dispatching: \(pluginCount); reading \(list)"
+    }
+
+    /// Where the report's counts stand.
+    private static func progress(of report: Report) -> ServiceNotifier.Progress {
+        ServiceNotifier.Progress(done: report.doneCount, failed: report.failedCount, rejected: report.rejectedCount)
+    }
+
+    /// `12 records handled (1 failed, 2 rejected)`.
+    private static func handled(_ progress: ServiceNotifier.Progress) -> String {
+        let total = progress.done + progress.failed + progress.rejected
+        return "\(total) record\(total == 1 ? "" : "s") handled (\(progress.failed) failed, \(progress.rejected) rejected)"
     }
 
     /// Calls every source plugin's `start`, in load order.
