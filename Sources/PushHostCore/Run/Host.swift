@@ -229,12 +229,12 @@ package final class Host {
     }
 
     /// Where the report's counts stand.
-    private static func progress(of report: Report) -> ServiceNotifier.Progress {
-        ServiceNotifier.Progress(done: report.doneCount, failed: report.failedCount, rejected: report.rejectedCount)
+    private static func progress(of report: Report) -> ServiceNotifier.Counts {
+        ServiceNotifier.Counts(done: report.doneCount, failed: report.failedCount, rejected: report.rejectedCount)
     }
 
     /// `12 records handled (1 failed, 2 rejected)`.
-    private static func handled(_ progress: ServiceNotifier.Progress) -> String {
+    private static func handled(_ progress: ServiceNotifier.Counts) -> String {
         let total = progress.done + progress.failed + progress.rejected
         return "\(total) record\(total == 1 ? "" : "s") handled (\(progress.failed) failed, \(progress.rejected) rejected)"
     }
@@ -264,5 +264,25 @@ package final class Host {
     package func shutdown() {
         stopSources()
         plugins.destroyAll()
+    }
+}
+
+/// An intake that feeds the manager's watchdog between the records a
+/// source hands over in one go (a burst of spool files, of plugin records),
+/// for a host whose manager wants `WATCHDOG=1`.
+private final class PingingIntake<Inner: Intake>: Intake {
+    private let inner: Inner
+    private let notifier: ServiceNotifier
+
+    init(_ inner: Inner, notifier: ServiceNotifier) {
+        self.inner = inner
+        self.notifier = notifier
+    }
+
+    var hasRoom: Bool { inner.hasRoom }
+
+    func take(_ record: borrowing Record) {
+        inner.take(record)
+        notifier.pingIfDue()
     }
 }

@@ -35,14 +35,14 @@ final class ServiceNotifier {
     private var readySent = false
     private var stoppingSent = false
     /// The progress the last `STATUS=` showed, and when the next may go (monotonic ns).
-    private var shown = Progress()
+    private var shown = Counts()
     private var nextStatus: UInt64 = 0
     /// Whether the progress changed since it was last shown.
     private var statusOwed = false
 
     /// What a `STATUS=` line counts while the host dispatches: records handled
     /// (a `done` result), failed and rejected.
-    struct Progress: Equatable {
+    struct Counts: Equatable {
         var done = 0
         var failed = 0
         var rejected = 0
@@ -127,7 +127,7 @@ final class ServiceNotifier {
 
     /// `READY=1` with `STATUS=status`: the host dispatches from now on;
     /// `progress` is where the counts stand.
-    func ready(status: @autoclosure () -> String, progress: Progress) {
+    func ready(status: @autoclosure () -> String, progress: Counts) {
         guard isActive else { return }
         readySent = true
         shown = progress
@@ -156,7 +156,7 @@ final class ServiceNotifier {
     /// changed and a second passed since the last status (none once a stop
     /// began). The milliseconds until the next turn is needed, for `poll`
     /// (-1: none is).
-    func turn(progress: Progress, status: (Progress) -> String) -> Int32 {
+    func turn(progress: Counts, status: (Counts) -> String) -> Int32 {
         guard isActive, readySent else { return -1 }
         let now = MonotonicClock.now()
         var wait: Int32 = -1
@@ -216,25 +216,5 @@ final class ServiceNotifier {
 
     private static func milliseconds(from now: UInt64, to deadline: UInt64) -> Int32 {
         deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
-    }
-}
-
-/// An intake that feeds the manager's watchdog between the records a
-/// source hands over in one go (a burst of spool files, of plugin records),
-/// for a host whose manager wants `WATCHDOG=1`.
-final class PingingIntake<Inner: Intake>: Intake {
-    private let inner: Inner
-    private let notifier: ServiceNotifier
-
-    init(_ inner: Inner, notifier: ServiceNotifier) {
-        self.inner = inner
-        self.notifier = notifier
-    }
-
-    var hasRoom: Bool { inner.hasRoom }
-
-    func take(_ record: borrowing Record) {
-        inner.take(record)
-        notifier.pingIfDue()
     }
 }
