@@ -54,7 +54,7 @@ final class Report {
 
     private func count(_ result: RecordResult) {
         switch result {
-        case .done: doneCount += 1
+        case .done: doneCount &+= 1  // No overflow check on the hot path: an Int does not overflow.
         case .stopped: break
         case .retry: failedCount += 1
         case .rejected: rejectedCount += 1
