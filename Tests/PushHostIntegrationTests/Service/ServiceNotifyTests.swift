@@ -132,6 +132,40 @@ import Testing
         #expect(host.waitForExit() == .signal(SIGKILL))
     }
 
+    /// A burst the host takes in one turn of its loop (lines of standard
+    /// input read at once, files waiting in the spool at start), 50 ms a
+    /// message: the pings go on between the messages.
+    @Test(arguments: ["stdin", "spool"])
+    func aLongBurstKeepsTheWatchdogFed(_ source: String) throws {
+        let scratch = try Scratch()
+        let manager = try NotifyListener()
+        let messages = (1...16).map { #"{"message_id":"b\#($0)","data":{"hang_ms":"50"}}"# }
+        let environment = manager.environment(["WATCHDOG_USEC": "200000"])
+        let host: HostProcess
+        if source == "stdin" {
+            let input = Pipe()
+            input.fileHandleForWriting.write(Data((messages.joined(separator: "\n") + "\n").utf8))
+            try input.fileHandleForWriting.close()
+            host = try HostProcess(
+                ["run", "--state", scratch.file("state")] + (try scratch.sender(socket: manager.address)),
+                errorPath: scratch.file("stderr.log"), environment: environment, input: input)
+        } else {
+            try scratch.spool.create()
+            for (index, message) in messages.enumerated() { try scratch.spool.drop(String(format: "f%02d", index), message) }
+            host = try scratch.startHost(try scratch.sender(socket: manager.address), environment: environment)
+        }
+        #expect(manager.waitFor { $0.contains("X-DISPATCH=b16") }, "\(manager.texts)\n\(host.stderr)")
+        let texts = manager.texts
+        let burst = texts.drop { $0 != "X-DISPATCH=b1" }.prefix { $0 != "X-DISPATCH=b16" }
+        // 16 × 50 ms = 0.8 s: a ping every 100 ms makes about 8.
+        #expect(burst.filter { $0 == "WATCHDOG=1" }.count >= 4, "\(texts)")
+        if source == "stdin" {
+            #expect(host.waitForExit() == .status(0), "\(host.stderr)")
+        } else {
+            #expect(host.stop() == .status(0), "\(host.stderr)")
+        }
+    }
+
     /// `@name`: an abstract socket, whose address is exactly the name's bytes.
     @Test func anAbstractSocket() throws {
         let scratch = try Scratch()
