@@ -20,7 +20,8 @@ struct PluginsCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         let catalog = PluginCatalog(paths: try plugins.pluginFiles.paths())
         if catalog.entries.isEmpty {
-            Logger(label: "pushhost").warning("no plugin to list (give --plugins DIR, --plugin FILE or --ffi FILE)")
+            let place = plugins.directories.isEmpty ? "to list" : "in " + plugins.directories.joined(separator: ", ")
+            Logger(label: "pushhost").warning("no plugin \(place) (give --plugins DIR, --plugin FILE or --ffi FILE)")
         }
         print(json ? catalog.jsonListing() : catalog.textListing(), terminator: "")
         if !catalog.refused.isEmpty { throw ExitCode(1) }

@@ -25,7 +25,10 @@ extension PushHostCommand {
         let message = self.message(for: error)
         guard !message.isEmpty else { return nil }
         // A message of several lines (a list of allowed values) becomes one.
-        let lines = message.split(separator: "\n").map { $0.drop { $0 == " " || $0 == "-" } }
+        let lines = message.split(separator: "\n").map { line in
+            let text = line.drop { $0 == " " }
+            return text.hasPrefix("- ") ? text.dropFirst(2) : text
+        }
         let joined = lines.dropFirst().reduce(String(lines.first ?? "")) { $0 + ($0.hasSuffix(":") ? " " : ", ") + $1 }
         let text = joined.prefix(1).lowercased() + joined.dropFirst()
         let help = fullMessage(for: error).split(separator: "\n").lazy
