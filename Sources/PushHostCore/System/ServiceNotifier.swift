@@ -69,7 +69,8 @@ final class ServiceNotifier {
         let usec = variable("WATCHDOG_USEC").flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
         let forUs = variable("WATCHDOG_PID").map { Int32(String(decoding: $0, as: UTF8.self)) == getpid() } ?? true
         for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { unsetenv(name) }
-        let made = ServiceNotifier(socket: socket ?? [], pingInterval: forUs ? usec &* 500 : 0, logger: logger)
+        // Half the interval, in ns.
+        let made = ServiceNotifier(socket: socket ?? [], pingInterval: forUs ? min(usec, UInt64.max / 500) * 500 : 0, logger: logger)
         taken = made
         return made
     }
@@ -105,10 +106,10 @@ final class ServiceNotifier {
         } else {
             socket = -1
         }
-        let printed = LogEscape.escaped(String(decoding: name, as: UTF8.self))
         guard socket >= 0 else {
             let why = !fits ? "too long for a socket address" : abstract || name[0] == UInt8(ascii: "/")
                 ? "socket: \(String(cString: strerror(errno)))" : "neither a path nor an @abstract name"
+            let printed = LogEscape.escaped(String(decoding: name, as: UTF8.self))
             logger.debug("NOTIFY_SOCKET \(printed): \(why); no service notifications")
             self.pingInterval = 0
             return
