@@ -2,8 +2,12 @@ import ArgumentParser
 import Logging
 import PushHostCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `pushhost run`: load the plugins, then dispatch every record of standard input.
-struct RunCommand: ParsableCommand {
+struct RunCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Load the plugins and dispatch the messages read from standard input and the spool (the default command).",
@@ -74,6 +78,8 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Exit 3 when any record was rejected or failed.")
     var strict = false
 
+    @OptionGroup var log: LogOptions
+
     func validate() throws {
         guard maxBytes > 0 else { throw ValidationError("--max-bytes must be above 0") }
         guard dataTimeout >= 0, dataTimeout.isFinite else { throw ValidationError("--data-timeout must be 0 or more seconds") }
@@ -112,6 +118,9 @@ struct RunCommand: ParsableCommand {
             logger: logger
         )
         defer { host.shutdown() }
+        if isatty(0) == 1 {
+            logger.notice("reading messages from standard input, which is a terminal: one JSON object per line, Ctrl-D to end (or pipe a file in: pushhost run ... < messages.ndjson)")
+        }
         try host.run()
         if strict && (host.rejectedCount > 0 || host.failedCount > 0) {
             throw ExitCode(3)

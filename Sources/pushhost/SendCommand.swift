@@ -2,7 +2,7 @@ import ArgumentParser
 import PushHostCore
 
 /// `pushhost send`: drop a payload into a spool directory, durably.
-struct SendCommand: ParsableCommand {
+struct SendCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Write a payload into a spool directory: DIR/tmp, fsync, rename into DIR/new, fsync.",
@@ -21,6 +21,8 @@ struct SendCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Refuse a record longer than this many bytes.", valueName: "BYTES"))
     var maxBytes = 65536
+
+    @OptionGroup var log: LogOptions
 
     func run() throws {
         let spool = try Spool(directory: to)

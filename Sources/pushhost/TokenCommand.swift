@@ -2,7 +2,7 @@ import ArgumentParser
 import PushHostCore
 
 /// `pushhost token`: the stored registration token.
-struct TokenCommand: ParsableCommand {
+struct TokenCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Print the stored registration token; exit 1 when there is none yet."
@@ -11,11 +11,12 @@ struct TokenCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where the token is kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
 
+    @OptionGroup var log: LogOptions
+
     func run() throws {
         let directory = try StateDirectory.resolve(state)
         guard let token = try TokenStore.read(directory + "/token") else {
-            printError("pushhost: no token stored in \(directory) yet")
-            throw ExitCode(1)
+            throw SetupError("no token stored in \(directory) yet")
         }
         print(token)
     }

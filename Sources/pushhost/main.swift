@@ -6,34 +6,46 @@ import PushHostCore
 import Glibc
 #endif
 
-LoggingSystem.bootstrap { label in LineLogHandler(source: label) }
 // A reader of the report that goes away makes writes fail with EPIPE, not kill the host.
 signal(SIGPIPE, SIG_IGN)
 
-/// Writes `text` and a newline to standard error.
-func printError(_ text: String) {
-    var line = Array((text + "\n").utf8)
-    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+let arguments = Array(CommandLine.arguments.dropFirst())
+var logSettings = LogSettings()
+var loggingReady = false
+
+/// Sends log lines where `logSettings` says, from now on (once).
+@MainActor func startLogging() {
+    guard !loggingReady else { return }
+    loggingReady = true
+    let settings = logSettings
+    LoggingSystem.bootstrap { label in LineLogHandler(source: label, settings: settings) }
 }
 
 // Exit statuses: 0 done, 1 setup error, 2 usage error, 3 `--strict` with a
-// rejected or failed record.
+// rejected or failed record, 4 a handler that never returned (RunCommand).
+// Every error is one `error pushhost:` log line.
 do {
-    var command = try PushHostCommand.parseAsRoot()
+    try LogSettings.fromEnvironment(fallback: &logSettings)
+    try PushHostCommand.checkCommandName(arguments)
+    var command = try PushHostCommand.parseAsRoot(arguments)
+    if let logging = command as? LoggingCommand { logSettings = logging.log.applied(to: logSettings) }
+    startLogging()
     try command.run()
 } catch let error as SetupError {
+    startLogging()
     Logger(label: "pushhost").error("\(error)")
     exit(1)
 } catch let error as UsageError {
-    printError("pushhost: \(error)")
+    startLogging()
+    Logger(label: "pushhost").error("\(error)")
     exit(2)
 } catch {
     let code = PushHostCommand.exitCode(for: error)
-    let message = PushHostCommand.fullMessage(for: error)
     if code == .success {
-        print(message)
+        print(PushHostCommand.fullMessage(for: error))
         exit(0)
     }
-    if !message.isEmpty { printError(message) }
+    startLogging()
+    if let problem = PushHostCommand.problem(in: error) { Logger(label: "pushhost").error("\(problem)") }
     exit(code == .validationFailure ? 2 : code.rawValue)
 }

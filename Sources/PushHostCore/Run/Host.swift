@@ -43,6 +43,9 @@ package final class Host {
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions, logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
+        if plugins.instances.isEmpty {
+            logger.warning("no plugin loaded: every message is reported undelivered (give --plugins DIR, --plugin FILE or --ffi FILE)")
+        }
         do {
             let interceptors = try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger)
             let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)

@@ -8,8 +8,8 @@ import Testing
         let scratch = try Scratch()
         let result = try scratch.run([], stdin: #"{"pushhost":"bogus\nerror pushhost: forged\u001b[2J"}"# + "\n")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.errorLines.count == 1, "\(result.stderr)")
-        #expect(result.errorLines.first?.hasPrefix("error pushhost: rejected line 1") == true, "\(result.stderr)")
+        #expect(result.linesBesideNoPluginWarning.count == 1, "\(result.stderr)")
+        #expect(result.linesBesideNoPluginWarning.first?.hasPrefix("error pushhost: rejected line 1") == true, "\(result.stderr)")
         #expect(result.stderr.contains(#"unknown host event "bogus\nerror pushhost: forged\x1b[2J""#), "\(result.stderr)")
     }
 

@@ -47,9 +47,9 @@ import Testing
         let ccLine = try #require(command.split(separator: "\n").first { $0.hasPrefix("cc ") })
         let scratch = try Scratch()
         try scratch.write("hello.c", String(source))
-        let arguments = ccLine.split(separator: " ").dropFirst().map {
-            $0 == "/path/to/pushhost/include" ? Paths.include.path : String($0)
-        }
+        // The header of this clone, where an installed one gives `pkg-config --cflags pushhost`.
+        let arguments = ccLine.replacingOccurrences(of: "$(pkg-config --cflags pushhost)", with: "-I \(Paths.include.path)")
+            .split(separator: " ").dropFirst().map(String.init)
         let built = try Command.run("cc", arguments + ["-Werror"], directory: scratch.path)
         #expect(built.status == 0, "\(built.stderr)")
         let listing = try Command.pushhost(["plugins", "--json", "--plugin", scratch.file("hello.so")])

@@ -5,7 +5,10 @@ import Foundation
 struct Command {
     let status: Int32
     let stdout: String
+    /// Standard error, each log line without its timestamp (see `LogText`).
     let stderr: String
+    /// Standard error as the program wrote it.
+    let rawStderr: String
 
     /// Runs `program` (a path, or a name looked up on PATH) with `arguments`.
     static func run(
@@ -64,7 +67,8 @@ struct Command {
         return Command(
             status: process.terminationStatus,
             stdout: String(decoding: collected.stdout, as: UTF8.self),
-            stderr: String(decoding: collected.stderr, as: UTF8.self))
+            stderr: LogText.withoutTimestamps(String(decoding: collected.stderr, as: UTF8.self)),
+            rawStderr: String(decoding: collected.stderr, as: UTF8.self))
     }
 
     /// Runs the built `pushhost` binary.

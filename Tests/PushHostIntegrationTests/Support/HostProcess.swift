@@ -28,8 +28,8 @@ final class HostProcess: @unchecked Sendable {
     let errorPath: String
 
     /// Starts `pushhost` with `arguments`, standard error into `errorPath`,
-    /// standard input from `input` (when given) or empty.
-    init(_ arguments: [String], errorPath: String, environment: [String: String]? = nil, input: Pipe? = nil) throws {
+    /// standard input from `input` (a `Pipe` or a `FileHandle`, when given) or empty.
+    init(_ arguments: [String], errorPath: String, environment: [String: String]? = nil, input: Any? = nil) throws {
         self.errorPath = errorPath
         guard FileManager.default.createFile(atPath: errorPath, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorPath])
@@ -56,9 +56,10 @@ final class HostProcess: @unchecked Sendable {
 
     var pid: Int32 { process.processIdentifier }
 
-    /// What the host wrote on standard error so far.
+    /// What the host wrote on standard error so far, each log line without
+    /// its timestamp (see `LogText`).
     var stderr: String {
-        (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        LogText.withoutTimestamps((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
     /// Waits until standard error contains `text`; false at the timeout or

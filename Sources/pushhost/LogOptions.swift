@@ -1,0 +1,32 @@
+import ArgumentParser
+import Logging
+import PushHostCore
+
+/// The log flags every command takes.
+struct LogOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Log this level and above (default: $PUSHHOST_LOG_LEVEL, else info).",
+        valueName: Logger.Level.allCases.map(\.rawValue).joined(separator: "|")))
+    var logLevel: Logger.Level?
+
+    @Option(help: ArgumentHelp(
+        "Write log lines as text (with a timestamp, or a <N> priority when standard error is the journal) or one JSON object each (default: $PUSHHOST_LOG_FORMAT, else text).",
+        valueName: "text|json"))
+    var logFormat: LogFormat?
+
+    /// `settings`, with what these flags say over it.
+    func applied(to settings: LogSettings) -> LogSettings {
+        var settings = settings
+        if let logLevel { settings.level = logLevel }
+        if let logFormat { settings.format = logFormat }
+        return settings
+    }
+}
+
+/// A command that takes the log flags.
+protocol LoggingCommand {
+    var log: LogOptions { get }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}
