@@ -10,6 +10,8 @@ import Glibc
 /// exclusively, never through a symbolic link, mode 0600 whatever the
 /// umask), fsynced, checked record by record as the host reads it, renamed
 /// into `new/` (where the host's watch sees it), and `new/` is fsynced.
+/// Sent by root into a spool another user owns (the system service's),
+/// the file is that user's, so the host running as them can read it.
 package struct SpoolSender {
     let spool: Spool
     let maxBytes: Int
@@ -29,7 +31,7 @@ package struct SpoolSender {
         let temporary = spool.tmp + "/" + name
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SetupError("cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        guard fchmod(fd, 0o600) == 0, FileContents.write(bytes, to: fd), fsync(fd) == 0 else {
+        guard fchmod(fd, 0o600) == 0, giveToSpoolOwner(fd), FileContents.write(bytes, to: fd), fsync(fd) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             unlink(temporary)
@@ -59,6 +61,15 @@ package struct SpoolSender {
         }
         close(directory)
         return final
+    }
+
+    /// Makes the file `fd` belong to the owner of `new/` when root sends
+    /// into a spool someone else owns; true when there is nothing to do.
+    private func giveToSpoolOwner(_ fd: Int32) -> Bool {
+        guard geteuid() == 0 else { return true }
+        var owner = stat()
+        guard stat(spool.new, &owner) == 0 else { return false }
+        return owner.st_uid == 0 || fchown(fd, owner.st_uid, owner.st_gid) == 0
     }
 
     /// Why the host would reject a record of the file at `path` (not JSON,
