@@ -1,0 +1,156 @@
+# Builds pushhost in release mode and installs it: the binary, the plugin
+# header and its pkg-config file, the sample plugins, the man pages, the shell
+# completions, the systemd units and the documentation.
+#
+#     make                              # build (swift build -c release, man pages, completions)
+#     sudo make install                 # into /usr/local
+#     make install PREFIX=/usr DESTDIR=/tmp/stage
+#     sudo make uninstall               # removes what install wrote (same variables)
+#
+# Every variable below can be set on the command line. The installed binary
+# finds the Swift runtime in the toolchain that built it (its RUNPATH), so it
+# runs where that toolchain is installed.
+
+PREFIX ?= /usr/local
+prefix = $(PREFIX)
+exec_prefix = $(prefix)
+bindir = $(exec_prefix)/bin
+libdir = $(exec_prefix)/lib
+includedir = $(prefix)/include
+datarootdir = $(prefix)/share
+datadir = $(datarootdir)
+mandir = $(datarootdir)/man
+man1dir = $(mandir)/man1
+docdir = $(datadir)/doc/pushhost
+pkgconfigdir = $(libdir)/pkgconfig
+pluginsdir = $(libdir)/pushhost/plugins
+systemdsystemunitdir = $(prefix)/lib/systemd/system
+systemduserunitdir = $(prefix)/lib/systemd/user
+bashcompletiondir = $(datadir)/bash-completion/completions
+zshcompletiondir = $(datadir)/zsh/site-functions
+fishcompletiondir = $(datadir)/fish/vendor_completions.d
+
+SWIFT ?= swift
+# SwiftPM's build folder (--scratch-path of every swift command), so that a
+# build can have a folder of its own.
+SCRATCH ?= .build
+
+INSTALL ?= install
+INSTALL_PROGRAM ?= $(INSTALL) -m 0755
+INSTALL_DATA ?= $(INSTALL) -m 0644
+SED ?= sed
+
+# The release products (SwiftPM links <scratch>/release to the platform's folder).
+bin := $(SCRATCH)/release
+# Where swift-argument-parser's generate-manual plugin writes the man pages.
+manual := $(SCRATCH)/plugins/GenerateManual/outputs/pushhost
+# What this Makefile makes beside SwiftPM's products.
+gen := $(SCRATCH)/pushhost-make
+
+# The sample plugins: the folders of plugins/ that hold sources (plugins/common
+# and plugins/screen only hold shared headers). Package.swift builds each as
+# lib<folder>.so.
+samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.c plugins/*/*.swift))))
+# The documents installed into docdir.
+docs := README.md LICENSE CHANGELOG.md
+
+# What swift build reads: when none is newer than the binary, `make install`
+# (as root, after `make`) builds nothing and writes nothing into $(SCRATCH).
+sources := Package.swift $(wildcard Package.resolved) $(shell find Sources plugins include -type f)
+
+# The .pc file's directories, relative to ${prefix} (and pluginsdir to
+# ${libdir}) where they lie inside it, as pkg-config files usually say them.
+pc_under_prefix = $(patsubst $(prefix)/%,$${prefix}/%,$(1))
+pc_includedir = $(call pc_under_prefix,$(includedir))
+pc_libdir = $(call pc_under_prefix,$(libdir))
+pc_pluginsdir = $(call pc_under_prefix,$(patsubst $(libdir)/%,$${libdir}/%,$(pluginsdir)))
+
+.PHONY: all build man completions install uninstall clean help
+
+all: build
+
+build: $(bin)/pushhost $(gen)/man/pushhost.1 $(gen)/completions/pushhost.bash
+
+help:
+	@echo 'make [build]       swift build -c release, the man pages and the shell completions'
+	@echo 'make install       build, then install into $$(DESTDIR)$$(prefix) (now $(DESTDIR)$(prefix))'
+	@echo 'make uninstall     remove what install wrote (give it the same variables)'
+	@echo 'make clean         swift package clean, and the man pages and completions'
+	@echo 'Variables: PREFIX or prefix, DESTDIR, bindir, libdir, includedir, datadir, mandir,'
+	@echo '  pluginsdir, systemdsystemunitdir, systemduserunitdir, SWIFT, SCRATCH'
+
+$(bin)/pushhost: $(sources)
+	$(SWIFT) build -c release --scratch-path $(SCRATCH)
+	touch $@
+
+# One page per command (pushhost.1, pushhost.run.1, ...), but not the one of
+# the help command, which the argument parser adds by itself.
+man: $(gen)/man/pushhost.1
+$(gen)/man/pushhost.1: $(bin)/pushhost
+	$(SWIFT) package --scratch-path $(SCRATCH) plugin generate-manual --multi-page
+	rm -rf $(gen)/man
+	mkdir -p $(gen)/man
+	for page in $(manual)/pushhost*.1; do \
+	    case "$${page##*/}" in pushhost.help.1) ;; *) cp "$$page" $(gen)/man/ ;; esac; \
+	done
+	test -f $@
+
+completions: $(gen)/completions/pushhost.bash
+$(gen)/completions/pushhost.bash: $(bin)/pushhost
+	mkdir -p $(gen)/completions
+	$(bin)/pushhost --generate-completion-script zsh > $(gen)/completions/_pushhost
+	$(bin)/pushhost --generate-completion-script fish > $(gen)/completions/pushhost.fish
+	$(bin)/pushhost --generate-completion-script bash > $@
+
+# The files that name installed paths (the .pc file, the units) are made at
+# install time, in a temporary folder: $(SCRATCH) is not root's to write.
+install: build
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) \
+	    $(DESTDIR)$(pluginsdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(docdir) \
+	    $(DESTDIR)$(bashcompletiondir) $(DESTDIR)$(zshcompletiondir) $(DESTDIR)$(fishcompletiondir) \
+	    $(DESTDIR)$(systemdsystemunitdir) $(DESTDIR)$(systemduserunitdir)
+	$(INSTALL_PROGRAM) $(bin)/pushhost $(DESTDIR)$(bindir)/pushhost
+	$(INSTALL_DATA) include/pushhost.h $(DESTDIR)$(includedir)/pushhost.h
+	$(INSTALL_PROGRAM) $(foreach name,$(samples),$(bin)/lib$(name).so) $(DESTDIR)$(pluginsdir)/
+	for name in $(samples); do \
+	    if [ -f plugins/$$name/$$name.json ]; then \
+	        $(INSTALL_DATA) plugins/$$name/$$name.json $(DESTDIR)$(pluginsdir)/lib$$name.json || exit 1; \
+	    fi; \
+	done
+	$(INSTALL_DATA) $(gen)/man/*.1 $(DESTDIR)$(man1dir)/
+	$(INSTALL_DATA) $(gen)/completions/pushhost.bash $(DESTDIR)$(bashcompletiondir)/pushhost
+	$(INSTALL_DATA) $(gen)/completions/_pushhost $(DESTDIR)$(zshcompletiondir)/_pushhost
+	$(INSTALL_DATA) $(gen)/completions/pushhost.fish $(DESTDIR)$(fishcompletiondir)/pushhost.fish
+	$(INSTALL_DATA) $(docs) $(DESTDIR)$(docdir)/
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	version=$$($(bin)/pushhost --version) && \
+	$(SED) -e 's|@prefix@|$(prefix)|g' -e 's|@includedir@|$(pc_includedir)|g' \
+	    -e 's|@libdir@|$(pc_libdir)|g' -e 's|@pluginsdir@|$(pc_pluginsdir)|g' \
+	    -e "s|@version@|$$version|g" packaging/pushhost.pc.in > "$$tmp/pushhost.pc" && \
+	$(SED) -e 's|@bindir@|$(bindir)|g' -e 's|@pluginsdir@|$(pluginsdir)|g' \
+	    packaging/pushhost.service.in > "$$tmp/pushhost.service" && \
+	$(SED) -e 's|@bindir@|$(bindir)|g' -e 's|@pluginsdir@|$(pluginsdir)|g' \
+	    packaging/pushhost-user.service.in > "$$tmp/pushhost-user.service" && \
+	$(INSTALL_DATA) "$$tmp/pushhost.pc" $(DESTDIR)$(pkgconfigdir)/pushhost.pc && \
+	$(INSTALL_DATA) "$$tmp/pushhost.service" $(DESTDIR)$(systemdsystemunitdir)/pushhost.service && \
+	$(INSTALL_DATA) "$$tmp/pushhost-user.service" $(DESTDIR)$(systemduserunitdir)/pushhost.service
+
+# Removes the files install wrote; a plugin someone else put into pluginsdir
+# stays. pushhost's own folders (pluginsdir, libdir/pushhost, docdir) go when
+# they are empty; shared ones (bindir, man1dir, ...) stay.
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/pushhost $(DESTDIR)$(includedir)/pushhost.h \
+	    $(DESTDIR)$(pkgconfigdir)/pushhost.pc \
+	    $(foreach name,$(samples),$(DESTDIR)$(pluginsdir)/lib$(name).so $(DESTDIR)$(pluginsdir)/lib$(name).json) \
+	    $(DESTDIR)$(man1dir)/pushhost.1 $(DESTDIR)$(man1dir)/pushhost.*.1 \
+	    $(DESTDIR)$(bashcompletiondir)/pushhost $(DESTDIR)$(zshcompletiondir)/_pushhost \
+	    $(DESTDIR)$(fishcompletiondir)/pushhost.fish \
+	    $(foreach doc,$(docs),$(DESTDIR)$(docdir)/$(doc)) \
+	    $(DESTDIR)$(systemdsystemunitdir)/pushhost.service $(DESTDIR)$(systemduserunitdir)/pushhost.service
+	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir); do \
+	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir"; fi; \
+	done
+
+clean:
+	$(SWIFT) package --scratch-path $(SCRATCH) clean
+	rm -rf $(gen)
