@@ -192,8 +192,9 @@ struct InstallTests {
         let systemLine = try Self.execStart(installed.systemUnit).replacingOccurrences(of: "/var/lib/pushhost", with: state)
         let systemWords = systemLine.split(separator: " ").map(String.init)
         let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": scratch.file("nohome")]
-        let system = try Daemon(
-            systemWords[0], Array(systemWords.dropFirst()), errorPath: scratch.file("system.log"), environment: environment)
+        let system = try HostProcess(
+            Array(systemWords.dropFirst()), program: systemWords[0], errorPath: scratch.file("system.log"),
+            environment: environment, inheriting: false)
         try Self.deliverOne(through: installed, spool: state + "/spool", host: system)
 
         // The user unit: its shell works out pushhost's default state folder,
@@ -201,16 +202,16 @@ struct InstallTests {
         let home = scratch.file("home")
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let userLine = try Self.execStart(installed.userUnit).replacingOccurrences(of: "$$", with: "$")
-        let user = try Daemon(
-            "/bin/sh", ["-c", "exec " + userLine], errorPath: scratch.file("user.log"),
-            environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": home])
+        let user = try HostProcess(
+            ["-c", "exec " + userLine], program: "/bin/sh", errorPath: scratch.file("user.log"),
+            environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": home], inheriting: false)
         try Self.deliverOne(through: installed, spool: home + "/.local/state/pushhost/spool", host: user)
         #expect(FileManager.default.fileExists(atPath: home + "/.local/state/pushhost/delivered.ndjson"))
 
         let stateHome = scratch.file("state-home")
-        let userWithStateHome = try Daemon(
-            "/bin/sh", ["-c", "exec " + userLine], errorPath: scratch.file("user-state-home.log"),
-            environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": home, "XDG_STATE_HOME": stateHome])
+        let userWithStateHome = try HostProcess(
+            ["-c", "exec " + userLine], program: "/bin/sh", errorPath: scratch.file("user-state-home.log"),
+            environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin", "HOME": home, "XDG_STATE_HOME": stateHome], inheriting: false)
         try Self.deliverOne(through: installed, spool: stateHome + "/pushhost/spool", host: userWithStateHome)
     }
 
@@ -228,9 +229,9 @@ struct InstallTests {
         try #require(chown(state, 65534, 65534) == 0)
         let words = try Self.execStart(installed.systemUnit).replacingOccurrences(of: "/var/lib/pushhost", with: state)
             .split(separator: " ").map(String.init)
-        let host = try Daemon(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--"] + words,
-            errorPath: scratch.file("host.log"), environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"])
+        let host = try HostProcess(
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "--"] + words, program: "/usr/bin/setpriv",
+            errorPath: scratch.file("host.log"), environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"], inheriting: false)
         let spool = state + "/spool"
         try #require(host.waitForStderr("watching \(spool)/new"), "\(host.stderr)")
         let send = try Command.run(installed.pushhost, ["send", "--to", spool], stdin: Self.message)
@@ -240,7 +241,7 @@ struct InstallTests {
         #expect(handled, "\(host.stderr)")
         #expect(Self.count(spool + "/cur") == 1, "\(host.stderr)")
         #expect(Self.count(spool + "/failed") == 0, "\(host.stderr)")
-        #expect(host.stop() == 0)
+        #expect(host.stop() == .status(0))
     }
 
     // MARK: - Helpers
@@ -250,14 +251,14 @@ struct InstallTests {
     /// Waits for `host` to watch `spool`, drops one message with the
     /// installed `pushhost send`, waits for it to be handled (moved to
     /// `cur/`), and stops the host, which must exit 0.
-    static func deliverOne(through installed: Installation, spool: String, host: Daemon) throws {
+    static func deliverOne(through installed: Installation, spool: String, host: HostProcess) throws {
         try #require(host.waitForStderr("watching \(spool)/new"), "the host never watched \(spool):\n\(host.stderr)")
         let send = try Command.run(installed.pushhost, ["send", "--to", spool], stdin: message)
         try #require(send.status == 0, "\(send.stderr)")
         let moved = eventually(timeout: .seconds(20)) { count(spool + "/cur") == 1 }
         #expect(moved, "the message was not handled:\n\(host.stderr)")
         #expect(count(spool + "/failed") == 0)
-        #expect(host.stop() == 0, "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
     }
 
     /// The value of the unit's `ExecStart=`.

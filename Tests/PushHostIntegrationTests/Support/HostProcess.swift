@@ -29,17 +29,23 @@ final class HostProcess: @unchecked Sendable {
 
     /// Starts `pushhost` with `arguments`, standard error into `errorPath`,
     /// standard input from `input` (a `Pipe` or a `FileHandle`, when given) or empty.
-    init(_ arguments: [String], errorPath: String, environment: [String: String]? = nil, input: Any? = nil) throws {
+    /// `program` is another binary to run so (an installed `pushhost`, or
+    /// a wrapper such as `sh` or `setpriv`); `environment` is then its whole
+    /// environment unless `inheriting`.
+    init(
+        _ arguments: [String], program: String = Paths.pushhost, errorPath: String, environment: [String: String]? = nil,
+        inheriting: Bool = true, input: Any? = nil
+    ) throws {
         self.errorPath = errorPath
         guard FileManager.default.createFile(atPath: errorPath, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorPath])
         }
         let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         defer { try? errors.close() }
-        process.executableURL = URL(fileURLWithPath: Paths.pushhost)
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.environment = inheriting ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
         }
         process.standardInput = input ?? FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
