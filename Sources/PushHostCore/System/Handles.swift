@@ -28,7 +28,9 @@ import Synchronization
 ///
 /// Untouched pages cost nothing (`MAP_NORESERVE`); a page whose slots are
 /// all handed out and retired is given back with `madvise(MADV_DONTNEED)`,
-/// so memory follows the number of objects alive, not how many came.
+/// so memory follows the number of objects alive, not how many came. A
+/// slot retired with a mark other than 0 keeps its page until the mark is
+/// taken (giving the page back would zero the mark).
 final class Handles: @unchecked Sendable {
     /// One slot: a mark (below ``firstObject``: free, or retired), or an object's address.
     typealias Slot = UnsafeMutablePointer<Atomic<UInt>>
@@ -58,7 +60,7 @@ final class Handles: @unchecked Sendable {
     private let count: Int
     private let pageSize: Int
     private let slotsPerPage: Int
-    /// How many slots of each page are handed out and not retired.
+    /// How many slots of each page hold an object or a mark other than 0.
     private let live: UnsafeMutablePointer<UInt16>
     /// The index of the next slot to hand out.
     private let next = Mutex(0)
@@ -99,10 +101,12 @@ final class Handles: @unchecked Sendable {
                 next = next + 1 == count ? 0 : next + 1
                 if index % slotsPerPage == 0 && index > 0 { giveBackIfRetired(page: index / slotsPerPage - 1, next: index) }
                 let slot = base + index
-                // After a wrap: a slot still in use keeps its object.
-                guard slot.pointee.load(ordering: .relaxed) < Self.firstObject else { continue }
+                // After a wrap: a slot still in use keeps its object, and
+                // one that kept a mark is counted already.
+                let held = slot.pointee.load(ordering: .relaxed)
+                guard held < Self.firstObject else { continue }
                 slot.pointee.store(object, ordering: .releasing)
-                live[index / slotsPerPage] += 1
+                if held == 0 { live[index / slotsPerPage] += 1 }
                 return slot
             }
         }
@@ -114,6 +118,13 @@ final class Handles: @unchecked Sendable {
     func retire(_ slot: Slot, mark: UInt = 0) {
         guard let index = index(of: UInt(bitPattern: slot)) else { return }
         slot.pointee.store(mark, ordering: .releasing)
+        guard mark == 0 else { return }
+        release(index)
+    }
+
+    /// Counts the slot at `index` out of its page's live ones, and gives
+    /// the page back when that was the last.
+    private func release(_ index: Int) {
         next.withLock { next in
             live[index / slotsPerPage] -= 1
             giveBackIfRetired(page: index / slotsPerPage, next: next)
@@ -129,8 +140,12 @@ final class Handles: @unchecked Sendable {
     /// Whether `address` is a slot retired at its deadline; it is then
     /// cleared, so that only the first late `complete` is told so.
     func takeExpired(_ address: UInt) -> Bool {
-        guard let slot = slot(at: address) else { return false }
-        return slot.pointee.compareExchange(expected: Self.expired, desired: 0, ordering: .relaxed).exchanged
+        guard let index = index(of: address) else { return false }
+        guard (base + index).pointee.compareExchange(expected: Self.expired, desired: 0, ordering: .relaxed).exchanged else {
+            return false
+        }
+        release(index)
+        return true
     }
 
     /// The index of the slot at `address`, or nil when it is no slot.

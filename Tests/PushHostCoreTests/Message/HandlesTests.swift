@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import PushHostCore
 
 /// The handles plugins know messages by: fresh for each message, and once
@@ -53,6 +56,23 @@ import Testing
             #expect(Self.text(Message.idText(OpaquePointer(bitPattern: address)!)) == "")
             #expect(Handles.messages.takeExpired(address))
             #expect(!Handles.messages.takeExpired(address))
+        }
+    }
+
+    /// The mark survives the page being left behind: a page whose slots
+    /// are all retired is given back to the system (which zeroes it), but
+    /// not while a slot there still says "expired".
+    @Test func anExpiredMarkOutlivesItsPage() throws {
+        try Self.withMessage(#"{"data":{}}"#) { message in
+            let address = message.handleAddress
+            message.retireHandle(expired: true)
+            let slotsPerPage = Int(sysconf(Int32(_SC_PAGESIZE))) / MemoryLayout<UInt>.stride
+            for _ in 0..<(2 * slotsPerPage) {
+                message.claimHandle()
+                message.retireHandle()
+            }
+            message.claimHandle()
+            #expect(Handles.messages.takeExpired(address))
         }
     }
 
