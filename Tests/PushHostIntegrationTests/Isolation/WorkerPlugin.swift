@@ -260,12 +260,17 @@ extension Scratch {
     /// `name.json`) and returns the `run` arguments that load it, with its
     /// `log` at `name.log` unless `settings` says otherwise.
     func worker(
-        _ name: String = "worker", _ roles: Set<WorkerRole>, targets: [String] = [], settings: [String: String] = [:]
+        _ name: String, _ roles: Set<WorkerRole>, targets: [String] = [], settings: [String: String] = [:]
     ) throws -> [String] {
         let path = try plugin(name + ".so", PluginSource.worker(name: name, roles: roles, targets: targets))
         var all = settings
         if all["log"] == nil { all["log"] = file(name + ".log") }
         return ["--plugin", path] + all.sorted { $0.key < $1.key }.flatMap { ["--set", "\(name).\($0.key)=\($0.value)"] }
+    }
+
+    /// The worker plugin named `worker`, as above.
+    func worker(_ roles: Set<WorkerRole>, targets: [String] = [], settings: [String: String] = [:]) throws -> [String] {
+        try worker("worker", roles, targets: targets, settings: settings)
     }
 
     /// The lines of the worker plugin `name`'s log (or of the file `log`).
