@@ -85,4 +85,26 @@ import Testing
             "create \(worker) \(host.pid)", "on_background slow \(worker) \(host.pid)", "on_background next \(worker) \(host.pid)", "destroy \(worker)",
         ])
     }
+
+    /// A worker whose host is killed exits too, rather than live on alone.
+    @Test func aWorkerExitsWhenItsHostDies() throws {
+        let scratch = try Scratch()
+        let spool = scratch.spool
+        let host = try scratch.startWatching(try scratch.worker([.background]) + ["--isolate", "all"])
+        try spool.drop("one", #"{"message_id":"one","data":{}}"#)
+        #expect(eventually(timeout: .seconds(20)) { spool.names("cur") == ["one"] }, "\(host.stderr)")
+        let worker = try #require(scratch.workerCalls().first?.pid)
+        try #require(worker != host.pid && Self.isRunning(worker))
+        host.send(SIGKILL)
+        #expect(host.waitForExit() == .signal(SIGKILL))
+        #expect(eventually(timeout: .seconds(10)) { !Self.isRunning(worker) }, "worker \(worker) outlived its host")
+    }
+
+    /// Whether process `pid` runs (a zombie has ended).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return errno != ESRCH }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        guard let end = stat.lastIndex(of: ")") else { return false }
+        return !stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
 }
