@@ -30,7 +30,7 @@ extension Scratch {
     /// Runs `pushhost run --state state --report report-TAG.ndjson ARGUMENTS`
     /// with `stdin` on standard input and standard error into
     /// `stderr-TAG.log`, and waits up to `timeout` for it to end.
-    func runHost(_ arguments: [String], stdin: String, tag: String = "1", timeout: Duration = .seconds(90)) throws -> HostRun {
+    func runHost(_ arguments: [String], stdin: String, tag: String = "1", timeout: Duration = .seconds(40)) throws -> HostRun {
         let input = try write("input-\(tag).ndjson", stdin)
         let handle = try #require(FileHandle(forReadingAtPath: input))
         defer { try? handle.close() }

@@ -1,12 +1,15 @@
 import Foundation
 import Testing
 
-/// `--isolate` with `--watch`: a crash in a worker fails its record at once
+/// `--isolate` with `--watch`: a crash (or a hang past --handler-timeout) in a worker fails its record at once
 /// (no host crash, no retry at the next start), and a stop lets the calls
 /// under way in workers end, then destroys each worker's plugin.
 @Suite struct IsolatedSpoolTests {
-    @Test(arguments: [("segv", "SIGSEGV"), ("abort", "SIGABRT")])
-    func aCrashSendsOnlyThePoisonFileToFailed(_ fault: String, _ signal: String) throws {
+    @Test(arguments: [
+        ("segv", "plugin worker crashed in on_data: SIGSEGV"), ("abort", "plugin worker crashed in on_data: SIGABRT"),
+        ("hang", "plugin worker did not return from on_data within --handler-timeout 1.0s (its worker was killed)"),
+    ])
+    func aCrashSendsOnlyThePoisonFileToFailed(_ fault: String, _ error: String) throws {
         let scratch = try Scratch()
         let spool = scratch.spool
         try spool.create()
@@ -14,7 +17,7 @@ import Testing
         try spool.setModified("poison", Date(timeIntervalSinceNow: -60))
         try spool.drop("good-1", #"{"message_id":"good-1","data":{}}"#)
         try spool.drop("good-2", #"{"message_id":"good-2","data":{}}"#)
-        let host = try scratch.startWatching(try scratch.worker([.data, .background]) + ["--isolate", "all"])
+        let host = try scratch.startWatching(try scratch.worker([.data, .background]) + ["--isolate", "all", "--handler-timeout", "1"])
         let handled = eventually(timeout: .seconds(30)) { spool.count("new") == 0 && spool.count("cur") == 2 && !spool.failedFiles.isEmpty }
         #expect(handled, "new/: \(spool.names("new")), cur/: \(spool.names("cur"))\n\(host.stderr)")
         // The host itself lives on; the next files are still taken.
@@ -26,10 +29,10 @@ import Testing
         #expect(spool.failedFiles == ["poison"])
         #expect(spool.names("cur") == ["good-1", "good-2", "good-3"])
         let records = try #require(spool.errorReport("poison")["records"] as? [[String: Any]])
-        #expect(records.map { $0["error"] as? String } == ["plugin worker crashed in on_data: \(signal)"])
+        #expect(records.map { $0["error"] as? String } == [error])
         #expect(records.map { $0["status"] as? String } == ["failed"])
         let report = try scratch.reportLines()
-        #expect(report.first { $0.sourceFile == "poison" }?["error"] as? String == "plugin worker crashed in on_data: \(signal)")
+        #expect(report.first { $0.sourceFile == "poison" }?["error"] as? String == error)
         #expect(report.filter { $0["status"] as? String == "delivered" }.compactMap(\.sourceFile).sorted() == ["good-1", "good-2", "good-3"])
         // Tried once only: the crash was the worker's, not the host's.
         let calls = scratch.workerCalls()

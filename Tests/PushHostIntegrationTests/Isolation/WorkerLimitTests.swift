@@ -38,6 +38,23 @@ import Testing
         #expect(scratch.workerCalls("inhost").map(\.id) == ["m1", "m3"])
     }
 
+    /// By default the sixth crash in a row disables the plugin; the restarts
+    /// before it wait 0.1, 0.2, 0.4, 0.8 and 1.6 s.
+    @Test func byDefaultTheSixthCrashDisablesAfterBackoffs() throws {
+        let scratch = try Scratch()
+        let crashes = (1...6).map { Self.message("c\($0)", Self.crash) }
+        let start = ContinuousClock.now
+        let run = try scratch.runHost(try scratch.worker([.background]) + ["--isolate", "all"],
+                                      stdin: ndjson(crashes + [Self.message("after")]))
+        let elapsed = ContinuousClock.now - start
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.report.prefix(6).map { $0["error"] as? String } == Array(repeating: "plugin worker crashed in on_background: SIGSEGV", count: 6))
+        let disabled = ["60s", "60.0s"].map { "plugin worker is disabled (its worker crashed more than --worker-crash-limit 5 times within \($0))" }
+        #expect(disabled.contains(run.line("after")?["error"] as? String ?? ""), "\(run.report.last ?? [:])")
+        #expect(scratch.workerCalls().map(\.id) == (1...6).map { "c\($0)" })
+        #expect(elapsed >= .seconds(3), "restarted without backing off: \(elapsed)")
+    }
+
     /// Crashes further apart than `--worker-crash-window` do not add up.
     @Test func crashesOutsideTheWindowDoNotDisable() throws {
         let scratch = try Scratch()
