@@ -24,6 +24,12 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The host's process id; the worker ends when it is not its parent.")
     var host: Int32
 
+    @Option(help: "The platform whose FCM v1 block the host merges.")
+    var platform: Platform?
+
+    @Option(help: "The data key that holds a message's target.")
+    var targetKey = "rx_gcm_key_target"
+
     @Option(name: .customLong("setting"), help: "One of the plugin's settings, KEY=VALUE (repeatable).")
     var settings: [String] = []
 
@@ -35,6 +41,9 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
             guard let equals = setting.firstIndex(of: "=") else { throw UsageError("--setting \(setting): expected KEY=VALUE") }
             values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
         }
-        WorkerLoop(file: plugin, settings: values, stateDirectory: state, host: host, logger: Logger(label: "pushhost")).run()
+        WorkerLoop(
+            file: plugin, settings: values, stateDirectory: state, platform: platform, targetKey: targetKey, host: host,
+            logger: Logger(label: "pushhost")
+        ).run()
     }
 }

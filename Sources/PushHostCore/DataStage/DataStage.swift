@@ -39,7 +39,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     }
 
     /// Messages waiting for `complete`, by their handle's address.
-    private(set) var pending: [UInt: InFlight] = [:]
+    @exclusivity(unchecked) private(set) var pending: [UInt: InFlight] = [:]
 
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
@@ -52,7 +52,9 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = self }
-        plugins.workers.verdicts = self
+        plugins.workers.applyVerdict = { [unowned self] address, verdict, plugin, reason in
+            apply(Completion(address: address, verdict: verdict, plugin: plugin, reason: reason))
+        }
     }
 
     deinit {
@@ -111,20 +113,24 @@ final class DataStage: VerdictSink, @unchecked Sendable {
 
     /// Applies every `complete` posted so far, going on with each message's data stage.
     func takeCompletions() {
-        for completion in inbox.take() {
-            guard let flight = pending[completion.address], names[flight.next] == completion.plugin else {
-                if Handles.messages.takeExpired(completion.address) {
-                    logger.warning("\(completion.plugin): complete arrived after the --data-timeout deadline; ignored")
-                } else {
-                    logger.warning("\(completion.plugin): complete for a message that is not waiting for it (a second call, or an unknown message); ignored")
-                }
-                continue
+        for completion in inbox.take() { apply(completion) }
+    }
+
+    /// Applies one verdict (a `complete`, or an isolated plugin's answer),
+    /// on the dispatch thread, going on with the message's data stage.
+    private func apply(_ completion: Completion) {
+        guard let flight = pending[completion.address], names[flight.next] == completion.plugin else {
+            if Handles.messages.takeExpired(completion.address) {
+                logger.warning("\(completion.plugin): complete arrived after the --data-timeout deadline; ignored")
+            } else {
+                logger.warning("\(completion.plugin): complete for a message that is not waiting for it (a second call, or an unknown message); ignored")
             }
-            pending[completion.address] = nil
-            flight.isWaiting = false
-            record(completion.verdict, for: flight, because: completion.reason)
-            run(flight)
+            return
         }
+        pending[completion.address] = nil
+        flight.isWaiting = false
+        record(completion.verdict, for: flight, because: completion.reason)
+        run(flight)
     }
 
     /// Counts every pending verdict past its deadline as failed. The

@@ -239,6 +239,19 @@ package final class Message: @unchecked Sendable {
         Handles.messages.retire(old, mark: expired ? Handles.expired : 0)
     }
 
+    /// Runs `body` with the message's source and the record it reads (as
+    /// it came, or normalized: the flag), which a worker loads as the host
+    /// did; false when `opaque` names no message.
+    static func withRecord(_ opaque: OpaquePointer, _ body: (RecordSource, UnsafeRawBufferPointer, Bool) -> Void) -> Bool {
+        var found = false
+        _ = handOut(opaque) { message, _ in
+            found = true
+            body(message.source, UnsafeRawBufferPointer(start: message.input, count: message.inputCount), message.normalized)
+            return nil
+        }
+        return found
+    }
+
     /// Runs `body` with the message that `opaque` names, under the lock
     /// plugin threads share, with the arena where the C string it returns
     /// lives until `reset()`; nil when the handle names no message (any

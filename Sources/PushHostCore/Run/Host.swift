@@ -69,6 +69,8 @@ package final class Host {
         var isolation = options.isolation
         isolation.handlerTimeout = options.handlerTimeout
         isolation.stopTimeout = options.stopTimeout
+        isolation.platform = options.platform
+        isolation.targetKey = options.targetKey
         return isolation
     }
 

@@ -31,8 +31,9 @@ final class Pipeline: Intake {
     private struct Delivered {
         let flight: InFlight
         let route: Route
-        let screens: [String]
-        let worker: Worker?
+        /// The visible screens' names, for a route to a screen.
+        let screens: [String]?
+        unowned(unsafe) let worker: Worker?
         let call: UInt64
     }
 
@@ -50,10 +51,13 @@ final class Pipeline: Intake {
     private let maxPending: Int
     private var reader = JSONReader()
     private var current: InFlight
-    private var queue: [Waiting] = []
-    private var head = 0
-    private var delivered: [Delivered] = []
-    private var deliveredHead = 0
+    @exclusivity(unchecked) private var queue: [Waiting] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var delivered: [Delivered] = []
+    @exclusivity(unchecked) private var deliveredHead = 0
+    /// Records whose line went out after a worker's UI call, kept for the
+    /// next messages (each with a fresh handle) instead of being freed.
+    @exclusivity(unchecked) private var spare: [InFlight] = []
 
     init(
         interceptors: Interceptors, dataStage: DataStage, workers: Workers, route: UIRoute, app: AppState, actions: Actions, report: Report,
@@ -82,10 +86,10 @@ final class Pipeline: Intake {
 
     private var deliveredIsEmpty: Bool { deliveredHead == delivered.count }
 
-    /// Whether nothing waits: no held message, no pending verdict, no queued
-    /// record, no call under way in a worker.
+    /// Whether nothing waits: no held message, no pending verdict (a data
+    /// call in a worker is one), no queued record, no UI call under way in a worker.
     var isIdle: Bool {
-        interceptors.heldCount == 0 && dataStage.pending.isEmpty && queueIsEmpty && deliveredIsEmpty && workers.isIdle
+        interceptors.heldCount == 0 && dataStage.pending.isEmpty && queueIsEmpty && deliveredIsEmpty && !workers.hasUIUnderWay
     }
 
     /// Fewer than `--max-pending` messages are held by interceptors or wait
@@ -93,7 +97,7 @@ final class Pipeline: Intake {
     /// (64 times as many), so a slow plugin never makes memory grow without end.
     var hasRoom: Bool {
         interceptors.heldCount + dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
-            && delivered.count - deliveredHead < maxPending * 64
+            && delivered.count - deliveredHead < maxPending
     }
 
     // MARK: Arrival
@@ -160,7 +164,7 @@ final class Pipeline: Intake {
             } else if isCurrent {
                 // Its report line waits for a worker: it keeps a copy of its bytes.
                 flight.message.detach()
-                current = InFlight(dataPlugins: dataStage.count)
+                current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
             }
             return
         }
@@ -168,7 +172,7 @@ final class Pipeline: Intake {
             // It must wait (for its own data stage or for those before it): it
             // keeps a copy of its bytes, and the next message gets a fresh record.
             flight.message.detach()
-            current = InFlight(dataPlugins: dataStage.count)
+            current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
         }
         queue.append(.message(flight))
         drain()
@@ -208,6 +212,7 @@ final class Pipeline: Intake {
     /// stage's inbox), then writes the report lines that were waiting for them.
     func takeWorkerEvents() {
         workers.takeEvents()
+        drain()
         writeDelivered()
     }
 
@@ -218,6 +223,12 @@ final class Pipeline: Intake {
             if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return }
             deliveredHead += 1
             report(entry)
+            if spare.count < 64 {
+                entry.flight.recycle()
+                entry.flight.message.retireHandle()
+                entry.flight.message.claimHandle()
+                spare.append(entry.flight)
+            }
         }
         delivered.removeAll(keepingCapacity: true)
         deliveredHead = 0
@@ -361,7 +372,8 @@ final class Pipeline: Intake {
             taken = route.deliver(planned, flight.message, screens: app.visible)
             if let posted = workers.takePosted() { (worker, call) = posted }
         }
-        let entry = Delivered(flight: flight, route: reachesUI ? taken : .none, screens: app.visibleNames, worker: worker, call: call)
+        let screens = taken == .background || taken == .none ? nil : app.visibleNames
+        let entry = Delivered(flight: flight, route: reachesUI ? taken : .none, screens: screens, worker: worker, call: call)
         guard deliveredIsEmpty && worker == nil else {
             delivered.append(entry)
             return false
@@ -392,7 +404,7 @@ final class Pipeline: Intake {
         write(flight, result: status.result) {
             MessageLine(
                 flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
-                ui: route.called(on: taken, screens: entry.screens), problem: Self.problem(of: flight))
+                ui: route.called(on: taken, screens: entry.screens ?? []), problem: Self.problem(of: flight))
         }
     }
 

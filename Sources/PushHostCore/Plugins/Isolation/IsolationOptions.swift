@@ -15,6 +15,9 @@ package struct IsolationOptions: Sendable {
     package var memoryLimit = 0
     /// The flags a worker takes to log as the host does.
     package var logArguments: [String] = []
+    /// How the host reads records (`--platform`, `--target-key`): the worker reads them alike.
+    package var platform: Platform?
+    package var targetKey = ""
     package var handlerTimeout = 30.0
     package var stopTimeout = 5.0
 
@@ -28,7 +31,8 @@ package struct IsolationOptions: Sendable {
     /// How to start the worker of the plugin at `file`, with `settings`,
     /// its state (the token) in `stateDirectory`.
     func launch(file: String, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
-        var arguments = ["--plugin", file, "--state", stateDirectory, "--host", "\(getpid())"]
+        var arguments = ["--plugin", file, "--state", stateDirectory, "--host", "\(getpid())", "--target-key", targetKey]
+        if let platform { arguments += ["--platform", platform.rawValue] }
         for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
             arguments += ["--setting", key + "=" + value]
         }

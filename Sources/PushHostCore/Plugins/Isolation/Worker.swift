@@ -49,16 +49,16 @@ final class Worker {
     private let workers: Workers
     private let logger: Logger
     private(set) var process: WorkerProcess?
-    private(set) var state = State.running
-    private var out: [UInt8] = []
-    private var calls: [Call] = []
-    private var head = 0
-    private var nextID: UInt64 = 1
+    @exclusivity(unchecked) private(set) var state = State.running
+    @exclusivity(unchecked) private var out: [UInt8] = []
+    @exclusivity(unchecked) private var calls: [Call] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle.
-    private var pending: [UInt64: UInt] = [:]
+    @exclusivity(unchecked) private var pending: [UInt64: UInt] = [:]
     /// The last call answered (or failed), and the last UI call posted.
-    private(set) var returnedThrough: UInt64 = 0
-    private(set) var lastUI: UInt64 = 0
+    @exclusivity(unchecked) private(set) var returnedThrough: UInt64 = 0
+    @exclusivity(unchecked) private(set) var lastUI: UInt64 = 0
     private var crashes: [UInt64] = []
     private var inARow = 0
     private var startedAt: UInt64 = 0
@@ -172,16 +172,25 @@ final class Worker {
 
     /// Appends the frame of `call` to what is to be sent.
     private func encode(_ call: Call) {
+        var isNormalized = false
+        let start = out.count
         WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out) { buffer in
             if call.address != 0 {
-                let json = Message.jsonText(OpaquePointer(bitPattern: call.address)!)
-                WorkerFrame.appendField(UnsafeRawBufferPointer(start: json.text, count: json.count), to: &buffer)
+                let found = Message.withRecord(OpaquePointer(bitPattern: call.address)!) { source, record, normalized in
+                    source.appendField(to: &buffer)
+                    WorkerFrame.appendField(record, to: &buffer)
+                    isNormalized = normalized
+                }
+                // Its message is gone (its data verdict expired): the worker skips the call.
+                guard found else { return appendText(nil, &buffer) }
             }
             if call.handler == .onAction || call.handler == .onToken {
                 appendText(call.first, &buffer)
                 appendText(call.second, &buffer)
             }
         }
+        // The frame's number says how the worker reads the record: 1 normalized, 0 as it came.
+        if isNormalized { WorkerFrame.setNumber(1, ofFrameAt: start, in: &out) }
     }
 
     private func appendText(_ text: String?, _ buffer: inout [UInt8]) {
@@ -203,16 +212,13 @@ final class Worker {
         out.removeAll(keepingCapacity: true)
     }
 
-    /// Whether every call was answered.
-    var isIdle: Bool { head == calls.count && pending.isEmpty }
-
     /// Whether a UI call is still under way.
     var hasUIUnderWay: Bool { lastUI > returnedThrough }
 
     // MARK: What comes back
 
     /// Applies the worker's frames: returned calls, completed verdicts.
-    func take(_ bytes: [UInt8], verdicts: any VerdictSink) {
+    func take(_ bytes: [UInt8], verdicts: Workers.VerdictTaker) {
         _ = bytes.withUnsafeBytes { bytes in
             WorkerFrame.frames(in: bytes) { frame in
                 switch frame.kind {
@@ -220,19 +226,19 @@ final class Worker {
                     guard head < calls.count, calls[head].id == frame.call else { return }
                     let call = calls[head]
                     advance()
-                    let problem = frame.fields(1)?.first.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+                    let problem = frame.payload.isEmpty ? nil : frame.fields(1)?.first.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
                     if call.handler == .onData {
                         if UInt32(bitPattern: frame.number) == PH_PENDING.rawValue {
                             pending[call.id] = call.address
                         } else {
-                            verdicts.complete(OpaquePointer(bitPattern: call.address)!, verdict: ph_verdict(rawValue: UInt32(bitPattern: frame.number)), from: name, reason: problem)
+                            verdicts(call.address, ph_verdict(rawValue: UInt32(bitPattern: frame.number)), name, problem)
                         }
                     } else if let problem, call.address != 0 {
                         Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
                     }
                 case .completed:
                     guard let address = pending.removeValue(forKey: frame.call) else { return }
-                    verdicts.complete(OpaquePointer(bitPattern: address)!, verdict: ph_verdict(rawValue: UInt32(bitPattern: frame.number)), from: name, reason: nil)
+                    verdicts(address, ph_verdict(rawValue: UInt32(bitPattern: frame.number)), name, nil)
                 default:
                     break
                 }
@@ -259,7 +265,7 @@ final class Worker {
     /// The worker ended with wait `status`: fails the call under way and
     /// what it left pending, then restarts it after a backoff, or disables
     /// the plugin, or (at shutdown, or after a recycle) takes note.
-    func ended(_ status: Int32, verdicts: any VerdictSink) {
+    func ended(_ status: Int32, verdicts: Workers.VerdictTaker) {
         let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
         process = nil
         if case .stopped = state { return }
@@ -281,7 +287,7 @@ final class Worker {
             advance()
         }
         for (_, address) in pending {
-            verdicts.complete(OpaquePointer(bitPattern: address)!, verdict: PH_FAILED, from: name, reason: "plugin \(name)'s worker ended (\(how)) before it completed the message")
+            verdicts(address, PH_FAILED, name, "plugin \(name)'s worker ended (\(how)) before it completed the message")
         }
         pending.removeAll()
         out.removeAll(keepingCapacity: true)
@@ -312,10 +318,10 @@ final class Worker {
         "plugin \(name) is disabled (its worker crashed more than --worker-crash-limit \(launch.crashLimit) times within \(launch.crashWindow)s)"
     }
 
-    private func fail(_ call: Call, _ reason: String, verdicts: any VerdictSink) {
+    private func fail(_ call: Call, _ reason: String, verdicts: Workers.VerdictTaker) {
         guard call.address != 0 else { return logger.error("\(reason)") }
         if call.handler == .onData {
-            verdicts.complete(OpaquePointer(bitPattern: call.address)!, verdict: PH_FAILED, from: name, reason: reason)
+            verdicts(call.address, PH_FAILED, name, reason)
         } else {
             Message.noteProblem(OpaquePointer(bitPattern: call.address)!, reason)
         }
@@ -337,7 +343,6 @@ final class Worker {
             return
         }
         for call in calls[head...] {
-            guard call.address == 0 || Message.jsonText(OpaquePointer(bitPattern: call.address)!).count > 0 else { continue }
             encode(call)
             process?.notePosted()
         }

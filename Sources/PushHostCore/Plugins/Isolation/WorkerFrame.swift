@@ -36,7 +36,7 @@ enum WorkerFrame {
         payload: (inout [UInt8]) -> Void = { _ in }
     ) {
         let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: headerSize))
+        withUnsafeBytes(of: (UInt64(0), UInt64(0), UInt32(0))) { buffer.append(contentsOf: $0) }
         payload(&buffer)
         buffer.withUnsafeMutableBytes { bytes in
             bytes.storeBytes(of: UInt32(bytes.count - start - 4).littleEndian, toByteOffset: start, as: UInt32.self)
@@ -45,6 +45,11 @@ enum WorkerFrame {
             bytes.storeBytes(of: call.littleEndian, toByteOffset: start + 8, as: UInt64.self)
             bytes.storeBytes(of: UInt32(bitPattern: number).littleEndian, toByteOffset: start + 16, as: UInt32.self)
         }
+    }
+
+    /// Sets the number of the frame that starts at `start` in `buffer`.
+    static func setNumber(_ number: Int32, ofFrameAt start: Int, in buffer: inout [UInt8]) {
+        buffer.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(bitPattern: number).littleEndian, toByteOffset: start + 16, as: UInt32.self) }
     }
 
     /// Appends `bytes` with their length; nil as the length 0xFFFF_FFFF.
@@ -111,4 +116,34 @@ func withCString<R>(_ field: UnsafeRawBufferPointer?, _ body: (UnsafePointer<CCh
     var copy = [CChar](repeating: 0, count: field.count + 1)
     copy.withUnsafeMutableBytes { $0.copyMemory(from: field) }
     return copy.withUnsafeBufferPointer { body($0.baseAddress) }
+}
+
+extension RecordSource {
+    /// Appends the source as a frame field: `[u8 kind][i64 number][name]`,
+    /// the number a line (-1 for none) or a record.
+    func appendField(to buffer: inout [UInt8]) {
+        let (kind, number, name): (UInt8, Int, String?) = switch self {
+        case .stdin(let line): (0, line, nil)
+        case .spool(let file, let line): (1, line ?? -1, file)
+        case .plugin(let plugin, let record): (2, record, plugin)
+        }
+        let count = 9 + (name?.utf8.count ?? 0)
+        withUnsafeBytes(of: UInt32(count).littleEndian) { buffer.append(contentsOf: $0) }
+        buffer.append(kind)
+        withUnsafeBytes(of: Int64(number).littleEndian) { buffer.append(contentsOf: $0) }
+        if let name { buffer.append(contentsOf: name.utf8) }
+    }
+
+    /// The source a frame field holds, or nil.
+    init?(field: UnsafeRawBufferPointer) {
+        guard field.count >= 9 else { return nil }
+        let number = Int(Int64(littleEndian: field.loadUnaligned(fromByteOffset: 1, as: Int64.self)))
+        let name = String(decoding: field[9...], as: UTF8.self)
+        switch field[0] {
+        case 0: self = .stdin(line: number)
+        case 1: self = .spool(file: name, line: number < 0 ? nil : number)
+        case 2: self = .plugin(name: name, record: number)
+        default: return nil
+        }
+    }
 }

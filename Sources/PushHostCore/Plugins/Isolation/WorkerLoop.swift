@@ -24,6 +24,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let completions = Inbox<Completion>()
     private var message = MessagePool.take()
     private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
+    private let platform: Platform?
+    private let targetKey: [UInt8]
     /// Messages whose `on_data` gave `PH_PENDING`, by handle: their call.
     private var pending: [UInt: (call: UInt64, message: Message)] = [:]
     private var out: [UInt8] = []
@@ -40,7 +42,12 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     }
 
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
-    package init(file: String, settings: [String: String], stateDirectory: String, host: pid_t, logger: Logger) {
+    package init(
+        file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, host: pid_t,
+        logger: Logger
+    ) {
+        self.platform = platform
+        self.targetKey = Array(targetKey.utf8)
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
@@ -143,17 +150,14 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             withCString(token) { token in withCString(fields[1]) { previous in raw.on_token?(state, token!, previous) } }
             return answer(frame.call, PH_CONTINUE, nil)
         }
-        guard let fields = frame.fields(handler == .onAction ? 3 : 1), let json = fields[0] else {
-            return answer(frame.call, PH_FAILED, "a call without its message")
-        }
-        let document: JSONDocument
+        guard let fields = frame.fields(handler == .onAction ? 4 : 2) else { return answer(frame.call, PH_FAILED, "a call without its message") }
+        // Its message went away on the host (its data verdict expired): nothing to do.
+        guard let source = fields[0], let record = fields[1] else { return answer(frame.call, PH_FAILED, nil) }
         do {
-            document = try reader.parse(json)
+            try load(record, normalized: frame.number == 1, source: source)
         } catch {
             return answer(frame.call, PH_FAILED, "the message did not read in the worker: \(error)")
         }
-        let source = document.root.member(named: "source").flatMap(RecordSource.init(json:)) ?? .stdin(line: 0)
-        message.load(normalized: document, source: source)
         let opaque = message.opaque
         var verdict = PH_CONTINUE
         switch handler {
@@ -162,7 +166,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         case .onTarget: raw.on_target?(state, opaque)
         case .onMismatch: raw.on_mismatch?(state, opaque)
         case .onAction:
-            withCString(fields[1]) { action in withCString(fields[2]) { input in raw.on_action?(state, opaque, action!, input) } }
+            withCString(fields[2]) { action in withCString(fields[3]) { input in raw.on_action?(state, opaque, action!, input) } }
         default: break
         }
         let problem = message.takeProblem()
@@ -174,6 +178,19 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             message.reset()
         }
         answer(frame.call, verdict, problem)
+    }
+
+    /// Loads the message a call carries, as the host read it.
+    private func load(_ record: UnsafeRawBufferPointer, normalized: Bool, source field: UnsafeRawBufferPointer) throws(JSONError) {
+        guard let source = RecordSource(field: field) else { throw JSONError(offset: 0, reason: "not a source") }
+        let document = try reader.parse(record)
+        if normalized {
+            message.load(normalized: document, source: source)
+        } else {
+            targetKey.withUnsafeBytes { key in
+                message.load(document, members: RootMembers(document.root), source: source, platform: platform, targetKey: key)
+            }
+        }
     }
 
     /// Puts a call's answer in the ring at once, so that it outlives a crash in the next call.

@@ -25,6 +25,8 @@ enum WorkerEvent: Sendable {
     case frames(plugin: Int32, process: ObjectIdentifier, [UInt8])
     /// Its worker process ended, with this wait status.
     case ended(plugin: Int32, process: ObjectIdentifier, Int32)
+    /// Data verdicts came in during a settle, for the dispatch loop to apply.
+    case held
 }
 
 /// The isolated plugins of a run: what their reader threads post, and the
@@ -36,17 +38,26 @@ enum WorkerEvent: Sendable {
 package final class Workers {
     let inbox = Inbox<WorkerEvent>()
     private(set) var all: [Worker] = []
-    private var byPlugin: [Int32: Worker] = [:]
-    /// Where data verdicts go (the data stage), once it exists.
-    weak var verdicts: (any VerdictSink)?
+    /// The workers by plugin number, nil for a plugin in the host.
+    private var byPlugin: [Worker?] = []
+    /// Takes a data verdict on the dispatch thread (the data stage's), once it exists.
+    var applyVerdict: VerdictTaker?
+
+    /// Takes the verdict of plugin `plugin` on the message whose handle is
+    /// at `message`; `reason` explains a failure the plugin did not give.
+    typealias VerdictTaker = (_ message: UInt, _ verdict: ph_verdict, _ plugin: String, _ reason: String?) -> Void
     /// The last UI call posted since `takePosted()`.
-    private var posted: (worker: Worker, call: UInt64)?
+    @exclusivity(unchecked) private var posted: (worker: Worker, call: UInt64)?
+    /// Data verdicts that came in during a settle, which runs inside a
+    /// stage: applied by the next `takeEvents` from the dispatch loop.
+    private var held: [(message: UInt, verdict: ph_verdict, plugin: String, reason: String?)] = []
 
     var isEmpty: Bool { all.isEmpty }
 
     func add(_ worker: Worker) {
         all.append(worker)
-        byPlugin[worker.plugin] = worker
+        while byPlugin.count <= Int(worker.plugin) { byPlugin.append(nil) }
+        byPlugin[Int(worker.plugin)] = worker
     }
 
     func post(_ event: WorkerEvent) {
@@ -55,11 +66,8 @@ package final class Workers {
 
     /// The worker of the plugin numbered `plugin`, nil when it runs in the host.
     func worker(ofPlugin plugin: Int32) -> Worker? {
-        byPlugin[plugin]
+        Int(plugin) < byPlugin.count ? byPlugin[Int(plugin)] : nil
     }
-
-    /// Whether no call is under way in any worker.
-    var isIdle: Bool { all.allSatisfy(\.isIdle) }
 
     // MARK: UI calls
 
@@ -80,8 +88,12 @@ package final class Workers {
 
     /// The worker that may have UI calls under way, when only one does.
     var uiWorker: Worker? {
-        let busy = all.filter(\.hasUIUnderWay)
-        return busy.count == 1 ? busy[0] : nil
+        var busy: Worker?
+        for worker in all where worker.hasUIUnderWay {
+            guard busy == nil else { return nil }
+            busy = worker
+        }
+        return busy
     }
 
     /// Whether any worker has a UI call under way.
@@ -92,11 +104,13 @@ package final class Workers {
     func settle(except: Worker? = nil) {
         guard all.contains(where: { $0 !== except && $0.hasUIUnderWay }) else { return }
         flush()
+        let heldBefore = held.count
         while all.contains(where: { $0 !== except && $0.hasUIUnderWay }) {
             var watched = pollfd(fd: inbox.fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&watched, 1, millisecondsToNextRestart())
-            takeEvents()
+            take { [unowned self] in held.append(($0, $1, $2, $3)) }
         }
+        if held.count > heldBefore { inbox.post(.held) }
     }
 
     // MARK: The dispatch loop
@@ -106,17 +120,31 @@ package final class Workers {
         for worker in all { worker.flush() }
     }
 
-    /// Applies what the workers sent, and restarts the ones whose backoff ended.
+    /// Applies what the workers sent (and the verdicts held during a
+    /// settle), and restarts the ones whose backoff ended.
     func takeEvents() {
-        if inbox.hasItems, let verdicts {
+        guard let applyVerdict else { return }
+        if !held.isEmpty {
+            let verdicts = held
+            held.removeAll()
+            for verdict in verdicts { applyVerdict(verdict.message, verdict.verdict, verdict.plugin, verdict.reason) }
+        }
+        take(applyVerdict)
+    }
+
+    /// Applies what the workers sent, data verdicts through `verdicts`.
+    private func take(_ verdicts: VerdictTaker) {
+        if inbox.hasItems {
             for event in inbox.take() {
                 switch event {
                 case .frames(let plugin, let process, let bytes):
-                    guard let worker = byPlugin[plugin], worker.process.map(ObjectIdentifier.init) == process else { continue }
+                    guard let worker = worker(ofPlugin: plugin), worker.process.map(ObjectIdentifier.init) == process else { continue }
                     worker.take(bytes, verdicts: verdicts)
                 case .ended(let plugin, let process, let status):
-                    guard let worker = byPlugin[plugin], worker.process.map(ObjectIdentifier.init) == process else { continue }
+                    guard let worker = worker(ofPlugin: plugin), worker.process.map(ObjectIdentifier.init) == process else { continue }
                     worker.ended(status, verdicts: verdicts)
+                case .held:
+                    break
                 }
             }
         }
