@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// The limits and the setup of `--isolate`: a worker that crashes too often
+/// disables its plugin, a name that is no plugin is a setup error,
+/// interceptors stay in the host, and the report keeps input order.
+@Suite struct WorkerLimitTests {
+    static func message(_ id: String, _ data: String = "") -> String {
+        #"{"message_id":"\#(id)","data":{\#(data)}}"#
+    }
+
+    static let crash = #""fault":"segv""#
+
+    /// `--worker-crash-limit 1`: the second crash within the window disables
+    /// the plugin; the messages behind fail with the reason; exit 0.
+    @Test func theCrashAfterTheLimitDisablesThePlugin() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.worker([.data]) + scratch.worker("inhost", [.background])
+        let run = try scratch.runHost(plugins + ["--isolate", "worker", "--worker-crash-limit", "1", "--worker-crash-window", "60"], stdin: ndjson(
+            Self.message("m1"), Self.message("m2", Self.crash), Self.message("m3"), Self.message("m4", Self.crash),
+            Self.message("m5"), Self.message("m6")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["delivered", "failed", "delivered", "failed", "failed", "failed"], "\(run.stderr)")
+        #expect(run.line("m2")?["error"] as? String == "plugin worker crashed in on_data: SIGSEGV")
+        #expect(run.line("m4")?["error"] as? String == "plugin worker crashed in on_data: SIGSEGV")
+        // The contract writes the window as `Ss`; the host writes seconds as 1.0 elsewhere.
+        let disabled = ["60s", "60.0s"].map { "plugin worker is disabled (its worker crashed more than --worker-crash-limit 1 times within \($0))" }
+        for id in ["m5", "m6"] {
+            let error = run.line(id)?["error"] as? String
+            #expect(disabled.contains(error ?? ""), "\(id): \(String(describing: error))")
+        }
+        #expect(run.stderrLines.contains { $0.contains("plugin worker disabled: its worker crashed") && $0.contains("--worker-crash-limit") },
+                "\(run.stderr)")
+        // Never called again, and no third worker is started.
+        let lines = scratch.workerLines()
+        #expect(lines.filter(\.isCall).map(\.id) == ["m1", "m2", "m3", "m4"])
+        #expect(lines.filter { $0.kind == "create" }.count == 2, "\(lines)")
+        #expect(scratch.workerCalls("inhost").map(\.id) == ["m1", "m3"])
+    }
+
+    /// By default the sixth crash in a row disables the plugin; the restarts
+    /// before it wait 0.1, 0.2, 0.4, 0.8 and 1.6 s.
+    @Test func byDefaultTheSixthCrashDisablesAfterBackoffs() throws {
+        let scratch = try Scratch()
+        let crashes = (1...6).map { Self.message("c\($0)", Self.crash) }
+        let start = ContinuousClock.now
+        let run = try scratch.runHost(try scratch.worker([.background]) + ["--isolate", "all"],
+                                      stdin: ndjson(crashes + [Self.message("after")]))
+        let elapsed = ContinuousClock.now - start
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.report.prefix(6).map { $0["error"] as? String } == Array(repeating: "plugin worker crashed in on_background: SIGSEGV", count: 6))
+        let disabled = ["60s", "60.0s"].map { "plugin worker is disabled (its worker crashed more than --worker-crash-limit 5 times within \($0))" }
+        #expect(disabled.contains(run.line("after")?["error"] as? String ?? ""), "\(run.report.last ?? [:])")
+        #expect(scratch.workerCalls().map(\.id) == (1...6).map { "c\($0)" })
+        #expect(elapsed >= .seconds(3), "restarted without backing off: \(elapsed)")
+    }
+
+    /// Crashes further apart than `--worker-crash-window` do not add up.
+    @Test func crashesOutsideTheWindowDoNotDisable() throws {
+        let scratch = try Scratch()
+        let run = try scratch.runHost(
+            try scratch.worker([.data]) + scratch.worker("inhost", [.background])
+                + ["--isolate", "worker", "--worker-crash-limit", "1", "--worker-crash-window", "1"],
+            stdin: ndjson(
+                Self.message("m1", Self.crash), Self.message("m2", #""fault":"slow","ms":"1500""#),
+                Self.message("m3", Self.crash), Self.message("m4")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["failed", "delivered", "failed", "delivered"], "\(run.stderr)")
+        #expect(run.line("m3")?["error"] as? String == "plugin worker crashed in on_data: SIGSEGV")
+        #expect(!run.stderr.contains("disabled"), "\(run.stderr)")
+        #expect(scratch.workerLines().byProcess.map { $0.lines.filter(\.isCall).map(\.call) } == [
+            ["on_data m1"], ["on_data m2", "on_data m3"], ["on_data m4"],
+        ])
+        #expect(scratch.workerCalls("inhost").map(\.id) == ["m2", "m4"])
+    }
+
+    @Test func aNameThatIsNoLoadedPluginIsASetupError() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.worker([.background])
+        let result = try scratch.run(plugins + ["--isolate", "nosuch"], stdin: ndjson(Self.message("m1")))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.errorLines.contains("error pushhost: --isolate nosuch: no plugin named nosuch is loaded"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(scratch.workerCalls().isEmpty)
+
+        let skipping = try scratch.run(plugins + ["--isolate", "nosuch", "--skip-bad-plugins"], stdin: ndjson(Self.message("m1")))
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(skipping.errorLines.contains { $0.hasPrefix("warning ") && $0.contains("--isolate nosuch: no plugin named nosuch is loaded") },
+                "\(skipping.stderr)")
+        #expect(try skipping.report().map { $0["status"] as? String } == ["delivered"])
+        #expect(scratch.workerCalls().map(\.call) == ["on_background m1"])
+    }
+
+    /// `--isolate all` leaves an interceptor in the host, saying so.
+    @Test func anInterceptorStaysInTheHost() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.probe("icept", [.interceptor]) + scratch.worker([.background])
+        let run = try scratch.runHost(plugins + ["--isolate", "all"], stdin: ndjson(Self.message("m1")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.stderrLines.contains { $0.hasPrefix("warning ") &&
+            $0.contains("plugin icept offers ph.interceptor/1, which runs in the host: --isolate does not apply to it") }, "\(run.stderr)")
+        #expect(run.statuses == ["delivered"])
+        #expect(scratch.probeCalls() == ["icept intercept m1", "icept outcome m1"])
+        let call = try #require(scratch.workerCalls().first)
+        #expect(call.pid != run.pid && call.ppid == run.pid)
+    }
+
+    /// Report lines keep input order with isolated and in-host plugins mixed,
+    /// answers that come late from worker threads, slow isolated calls, a
+    /// host event and a bad line; UI calls keep message order across processes.
+    @Test func reportLinesKeepInputOrder() throws {
+        let scratch = try Scratch()
+        let shared = ["log": scratch.file("shared.log")]
+        let plugins = try scratch.worker("gate", [.data]) + scratch.worker("iso", [.background], settings: shared)
+            + scratch.worker("inhost", [.background], settings: shared)
+        var input: [String] = []
+        for n in 1...30 {
+            let id = String(format: "m%02d", n)
+            input.append(Self.message(id, n % 5 == 0 ? #""fault":"later""# : n % 7 == 0 ? #""fault":"slow","ms":"100","only":"iso""# : ""))
+            if n == 10 { input.append(#"{"pushhost":"token","token":"T1"}"#) }
+            if n == 20 { input.append("not json") }
+        }
+        let run = try scratch.runHost(plugins + ["--isolate", "iso", "--isolate", "gate"], stdin: ndjson(input))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.report.map { ($0["source"] as? [String: Any])?["line"] as? Int } == Array(1...32), "\(run.stderr)")
+        let ids = (1...30).map { String(format: "m%02d", $0) }
+        #expect(run.report.compactMap { $0["id"] as? String } == ids)
+        #expect(run.report[10]["event"] as? String == "token")
+        #expect(run.report[21]["status"] as? String == "rejected")
+        let messages = run.report.filter { $0["id"] is String }
+        #expect(messages.allSatisfy { $0["status"] as? String == "delivered" && $0["ui"] as? [String] == ["iso", "inhost"] }, "\(run.stderr)")
+        // Both background plugins append to one file: message by message, the
+        // UI calls of one (in the worker and in the host) before any of the next.
+        // (Not asserted: load order within a message, which --isolate does not keep.)
+        let calls = scratch.workerCalls(log: "shared.log")
+        #expect(calls.map(\.id) == ids.flatMap { [$0, $0] }, "\(calls)")
+        for pair in stride(from: 0, to: calls.count - 1, by: 2) {
+            #expect(Set([calls[pair].pid == run.pid, calls[pair + 1].pid == run.pid]) == [true, false], "\(calls[pair]), \(calls[pair + 1])")
+        }
+        #expect(scratch.workerCalls("gate").allSatisfy { $0.pid != run.pid && $0.ppid == run.pid })
+    }
+}
