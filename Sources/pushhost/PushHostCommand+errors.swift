@@ -4,7 +4,7 @@ import PushHostCore
 extension PushHostCommand {
     /// The names of the commands, in the order `--help` lists them.
     static var commandNames: [String] {
-        configuration.subcommands.map { $0._commandName }
+        configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
     }
 
     /// Refuses a first argument that is neither an option nor a command,
@@ -13,7 +13,8 @@ extension PushHostCommand {
     /// - Throws: `UsageError`: `unknown command plugin (commands: run,
     ///   plugins, token, send; did you mean plugins?)`.
     static func checkCommandName(_ arguments: [String]) throws(UsageError) {
-        guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) else { return }
+        guard let first = arguments.first, !first.hasPrefix("-"), first != "help",
+            !configuration.subcommands.contains(where: { $0._commandName == first }) else { return }
         let guess = Spelling.suggestion(for: first, among: commandNames).map { "; did you mean \($0)?" } ?? ""
         throw UsageError("unknown command \(first) (commands: \(commandNames.joined(separator: ", "))\(guess))")
     }

@@ -75,6 +75,18 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Where the token, the delivered messages and the retained actions are kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
 
+    @Option(help: ArgumentHelp("Run plugin NAME in a worker process, so that a crash or a hang in it fails only the call under way; 'all' for every plugin (repeatable; a plugin's settings file can say \"isolate\": true).", valueName: "NAME|all"))
+    var isolate: [String] = []
+
+    @Option(help: ArgumentHelp("Disable an isolated plugin whose worker crashed more than this many times within --worker-crash-window.", valueName: "COUNT"))
+    var workerCrashLimit = 5
+
+    @Option(help: ArgumentHelp("The window of --worker-crash-limit.", valueName: "SECONDS"))
+    var workerCrashWindow = 60.0
+
+    @Option(help: ArgumentHelp("Restart a worker, between calls, once its resident memory goes over this many MiB (0: no limit).", valueName: "MIB"))
+    var workerMemory = 0
+
     @Flag(help: "Exit 3 when any record was rejected or failed.")
     var strict = false
 
@@ -88,6 +100,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         guard stopTimeout >= 0, stopTimeout.isFinite else { throw ValidationError("--stop-timeout must be 0 or more seconds") }
         guard crashLimit > 0 else { throw ValidationError("--crash-limit must be above 0") }
         guard storeLimit > 0 else { throw ValidationError("--store-limit must be above 0") }
+        guard workerCrashLimit >= 0 else { throw ValidationError("--worker-crash-limit must be 0 or more") }
+        guard workerCrashWindow > 0, workerCrashWindow.isFinite else { throw ValidationError("--worker-crash-window must be above 0 seconds") }
+        guard workerMemory >= 0 else { throw ValidationError("--worker-memory must be 0 or more MiB") }
     }
 
     func run() throws {
@@ -106,6 +121,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         options.crashLimit = crashLimit
         options.retainFor = retainFor.seconds
         options.storeLimit = storeLimit
+        options.isolation = try isolation()
         let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
@@ -125,6 +141,23 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         if strict && (host.rejectedCount > 0 || host.failedCount > 0) {
             throw ExitCode(3)
         }
+    }
+}
+
+extension RunCommand {
+    /// `--isolate` and the `--worker-*` flags; a worker logs as this run does.
+    private func isolation() throws(UsageError) -> IsolationOptions {
+        var isolation = IsolationOptions()
+        isolation.all = isolate.contains("all")
+        isolation.names = Set(isolate.filter { $0 != "all" })
+        isolation.crashLimit = workerCrashLimit
+        isolation.crashWindow = workerCrashWindow
+        isolation.memoryLimit = workerMemory
+        var logging = LogSettings()
+        try LogSettings.fromEnvironment(fallback: &logging)
+        logging = log.applied(to: logging)
+        isolation.logArguments = ["--log-level", logging.level.rawValue, "--log-format", logging.format.rawValue]
+        return isolation
     }
 }
 

@@ -10,6 +10,7 @@ final class AppState {
     private let screens: [String: VisibleScreens.Screen]
     private let tokens: TokenStore
     private let tokenPlugins: [PluginInstance]
+    private let workers: Workers
     private let journal: CrashJournal
     private let logger: Logger
 
@@ -22,6 +23,7 @@ final class AppState {
         }
         self.tokens = tokens
         tokenPlugins = plugins.token
+        workers = plugins.workers
         self.logger = logger
         visible = VisibleScreens()
         if let foreground {
@@ -64,6 +66,7 @@ final class AppState {
             return .failed("\(error)")
         }
         guard case .replaced(let previous) = change else { return .unchanged }
+        workers.tokenChanged(to: token)
         token.withCString { new in
             withOptionalCString(previous) { previous in
                 for plugin in tokenPlugins {

@@ -35,6 +35,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         let address: UInt
         let verdict: ph_verdict
         let plugin: String
+        let reason: String?
     }
 
     /// Messages waiting for `complete`, by their handle's address.
@@ -51,6 +52,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = self }
+        plugins.workers.verdicts = self
     }
 
     deinit {
@@ -103,8 +105,8 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     // MARK: Completions and deadlines
 
     /// `VerdictSink`: called by `complete` on any thread.
-    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String) {
-        inbox.post(.init(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: plugin))
+    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String, reason: String?) {
+        inbox.post(.init(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: plugin, reason: reason))
     }
 
     /// Applies every `complete` posted so far, going on with each message's data stage.
@@ -120,7 +122,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             }
             pending[completion.address] = nil
             flight.isWaiting = false
-            record(completion.verdict, for: flight)
+            record(completion.verdict, for: flight, because: completion.reason)
             run(flight)
         }
     }

@@ -33,7 +33,7 @@ enum HostTable {
                         context.logger.warning("complete called while no message is pending; ignored")
                         return
                     }
-                    sink.complete(message, verdict: verdict, from: context.name)
+                    sink.complete(message, verdict: verdict, from: context.name, reason: nil)
                 },
                 log: { host, level, text in
                     PluginContext.of(host).logger.log(level: Logger.Level(level), "\(String(cString: text))")
@@ -65,8 +65,13 @@ enum HostExtensions {
     /// plugin is created; written once, then only read).
     nonisolated(unsafe) static var chain: UnsafeRawPointer?
 
+    /// Whether the extensions are offered: not in a worker, whose plugin
+    /// has no intake or chain of its own (written once at its start).
+    nonisolated(unsafe) static var offered = true
+
     /// The table for `id`, or NULL when the host does not offer it.
     static func find(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+        guard offered else { return nil }
         if strcmp(id, PH_EXT_INTAKE) == 0 { return UnsafeRawPointer(intake) }
         if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
         return nil

@@ -3,7 +3,8 @@ import Logging
 
 /// Receives `complete` calls for messages a data plugin gave `PH_PENDING`.
 protocol VerdictSink: AnyObject, Sendable {
-    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String)
+    /// `reason` explains a failed verdict that the plugin did not give itself (its worker crashed).
+    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String, reason: String?)
 }
 
 /// What the host knows about one plugin instance when the plugin calls back

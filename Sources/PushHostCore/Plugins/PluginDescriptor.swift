@@ -12,7 +12,7 @@ import CPushHost
 /// its descriptor is ever touched.
 struct PluginDescriptor {
     /// The covered part of the descriptor; later fields are zero.
-    let raw: ph_plugin
+    var raw: ph_plugin
     let abiMajor: UInt32
     let abiMinor: UInt32
     let name: String

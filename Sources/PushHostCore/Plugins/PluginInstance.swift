@@ -4,29 +4,47 @@ import CPushHost
 /// `create` returned, which every handler receives first.
 final class PluginInstance {
     let file: String
-    let descriptor: PluginDescriptor
+    /// The plugin's descriptor; for an isolated plugin, its worker's proxy.
+    private(set) var descriptor: PluginDescriptor
     let context: PluginContext
     let settings: PluginSettings
     let host: UnsafePointer<ph_host>
     /// Its number among the created plugins, in load order.
     let index: Int32
+    /// Its worker, when it runs in one (`--isolate`).
+    private(set) var worker: Worker?
     private(set) var state: UnsafeMutableRawPointer?
 
     var name: String { descriptor.name }
     var roles: [PluginRole] { descriptor.roles }
 
-    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings, index: Int32) {
+    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings, index: Int32, worker: Worker? = nil) {
         self.file = file
         self.index = index
         self.descriptor = descriptor
         self.context = context
         self.settings = settings
+        self.worker = worker
         self.host = HostTable.make(for: context)
     }
 
     /// Calls `create` (an ffi plugin's `init`); a plugin without one has no
-    /// state and always succeeds.
+    /// state and always succeeds. An isolated plugin is created in its
+    /// worker, unless it offers an extension that runs in the host (an
+    /// interceptor, a source): then it is destroyed there and created here.
     func create() throws(PluginRefusal) {
+        if let worker {
+            let offers = try worker.start()
+            guard offers != 0 else {
+                descriptor.raw = worker.raw
+                state = worker.handlerState
+                return
+            }
+            worker.stop()
+            self.worker = nil
+            let offered = offers & WorkerFrame.offersInterceptor != 0 ? PH_EXT_INTERCEPTOR : PH_EXT_SOURCE
+            context.logger.warning("plugin \(name) offers \(offered), which runs in the host: --isolate does not apply to it")
+        }
         if let ffi = descriptor.ffi {
             state = try ffi.start(host: host)
             return

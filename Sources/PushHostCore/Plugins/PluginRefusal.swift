@@ -28,6 +28,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case badSettings(file: String, reason: String)
     /// `create` returned NULL.
     case createFailed
+    /// Its worker (`--isolate`) could not be started, or ended before the plugin was created.
+    case workerFailed(String)
     /// An ffi manifest is malformed, or names a library, symbol or
     /// signature that cannot be called (SPEC section 13).
     case ffi(String)
@@ -67,6 +69,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             "settings file \(file): \(reason)"
         case .createFailed:
             "create returned NULL (the plugin's own log lines above say why)"
+        case .workerFailed(let reason):
+            reason
         case .ffi(let reason):
             reason
         }

@@ -10,6 +10,8 @@ package final class PluginSet {
     let screens: [String: PluginInstance]
     /// The plugins that offer `ph.source/1`, in load order.
     let sources: [SourcePlugin]
+    /// The workers of the isolated plugins.
+    let workers = Workers()
 
     /// Loads, checks and creates the plugins in `catalog`.
     ///
@@ -23,6 +25,7 @@ package final class PluginSet {
         skipBad: Bool,
         tokens: TokenStore,
         submissions: PluginSubmissions,
+        isolation: IsolationOptions = IsolationOptions(),
         logger: Logger
     ) throws(SetupError) {
         for entry in catalog.refused {
@@ -43,6 +46,13 @@ package final class PluginSet {
             guard skipBad else { throw SetupError(problem) }
             logger.warning("\(problem)")
         }
+        for name in isolation.names.sorted() where !names.contains(name) {
+            let problem = manifests.contains(name)
+                ? "--isolate \(name): \(name) is an ffi manifest, which runs in the host"
+                : "--isolate \(name): no plugin named \(name) is loaded"
+            guard skipBad || manifests.contains(name) else { throw SetupError(problem) }
+            logger.warning("\(problem)")
+        }
 
         var created: [PluginInstance] = []
         for (file, plugin) in loadable {
@@ -50,16 +60,24 @@ package final class PluginSet {
             for override in overrides where override.plugin == plugin.descriptor.name {
                 settings[override.key] = override.value
             }
+            let isolated = plugin.descriptor.ffi == nil && isolation.isolates(plugin.descriptor.name, settings: settings)
             let instance = PluginInstance(
                 file: file,
                 descriptor: plugin.descriptor,
                 context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions),
                 settings: PluginSettings(settings),
-                index: Int32(created.count)
+                index: Int32(created.count),
+                worker: isolated
+                    ? Worker(
+                        descriptor: plugin.descriptor, plugin: Int32(created.count),
+                        launch: isolation.launch(file: file, settings: settings, stateDirectory: tokens.directory), workers: workers,
+                        logger: logger)
+                    : nil
             )
             do {
                 try instance.create()
                 created.append(instance)
+                if let worker = instance.worker { workers.add(worker) }
             } catch {
                 logger.error("refused plugin \(file): \(error)")
                 if !skipBad {

@@ -42,7 +42,8 @@ package final class Host {
         submissions = PluginSubmissions(capacity: 256)
         ChainAPI.offer()
         plugins = try PluginSet(
-            catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions, logger: logger)
+            catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions,
+            isolation: Self.isolation(options), logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         if plugins.instances.isEmpty {
             logger.warning("no plugin loaded: every message is reported undelivered (give --plugins DIR, --plugin FILE or --ffi FILE)")
@@ -55,12 +56,20 @@ package final class Host {
                 platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger)
             pipeline = Pipeline(
                 interceptors: interceptors, dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
-                route: UIRoute(plugins: plugins, journal: journal), app: app, actions: actions, report: report, options: options,
+                workers: plugins.workers, route: UIRoute(plugins: plugins, journal: journal), app: app, actions: actions, report: report, options: options,
                 logger: logger)
         } catch {
             plugins.destroyAll()
             throw error
         }
+    }
+
+    /// The isolation options, with the timeouts the workers are held to.
+    private static func isolation(_ options: RunOptions) -> IsolationOptions {
+        var isolation = options.isolation
+        isolation.handlerTimeout = options.handlerTimeout
+        isolation.stopTimeout = options.stopTimeout
+        return isolation
     }
 
     /// What becomes of the spool file of `crash`: tried again, or given up.
@@ -160,6 +169,7 @@ package final class Host {
             var watched = [
                 pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: pipeline.interceptors.inbox.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pipeline.workers.inbox.fd, events: Int16(POLLIN), revents: 0),
             ]
             if reading && hasRoom { watched.append(pollfd(fd: input.fd, events: Int16(POLLIN), revents: 0)) }
             if let spool, hasRoom && !stopping { watched.append(pollfd(fd: spool.fd, events: Int16(POLLIN), revents: 0)) }
@@ -167,6 +177,7 @@ package final class Host {
             if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
             var wait = PollWait.sooner(pipeline.millisecondsToNextDeadline(), pipeline.actions.millisecondsToNextExpiry())
             wait = PollWait.sooner(wait, pipeline.actions.store.millisecondsToWrite())
+            wait = PollWait.sooner(wait, pipeline.workers.millisecondsToNextRestart())
             if stopping {
                 let left = Int32(min((stopDeadline &- min(stopDeadline, MonotonicClock.now())) / 1_000_000 + 1, 60_000))
                 wait = PollWait.sooner(wait, left)
@@ -183,6 +194,9 @@ package final class Host {
                     pipeline.takeCompletions()
                 case pipeline.interceptors.inbox.fd:
                     pipeline.takeEndings()
+                case pipeline.workers.inbox.fd:
+                    pipeline.takeWorkerEvents()
+                    pipeline.takeCompletionsIfAny()
                 case input.fd:
                     do {
                         try input.fill()
@@ -202,6 +216,7 @@ package final class Host {
                     break  // Submissions: delivered at the top of the loop.
                 }
             }
+            pipeline.takeWorkerEvents()
             pipeline.expireDeadlines()
             pipeline.expireRetained()
         }

@@ -26,8 +26,19 @@ final class Pipeline: Intake {
         case failed(String, RecordSource, RecordCompletion?)
     }
 
+    /// A message whose UI calls went to a worker: its report line waits
+    /// until the worker answered `call` (and every line behind it waits too).
+    private struct Delivered {
+        let flight: InFlight
+        let route: Route
+        let screens: [String]
+        let worker: Worker?
+        let call: UInt64
+    }
+
     let interceptors: Interceptors
     let dataStage: DataStage
+    let workers: Workers
     let route: UIRoute
     let app: AppState
     let actions: Actions
@@ -41,13 +52,16 @@ final class Pipeline: Intake {
     private var current: InFlight
     private var queue: [Waiting] = []
     private var head = 0
+    private var delivered: [Delivered] = []
+    private var deliveredHead = 0
 
     init(
-        interceptors: Interceptors, dataStage: DataStage, route: UIRoute, app: AppState, actions: Actions, report: Report,
+        interceptors: Interceptors, dataStage: DataStage, workers: Workers, route: UIRoute, app: AppState, actions: Actions, report: Report,
         options: RunOptions, logger: Logger
     ) {
         self.interceptors = interceptors
         self.dataStage = dataStage
+        self.workers = workers
         self.route = route
         self.app = app
         self.actions = actions
@@ -66,14 +80,20 @@ final class Pipeline: Intake {
 
     private var queueIsEmpty: Bool { head == queue.count }
 
-    /// Whether nothing waits: no held message, no pending verdict, no queued record.
-    var isIdle: Bool { interceptors.heldCount == 0 && dataStage.pending.isEmpty && queueIsEmpty }
+    private var deliveredIsEmpty: Bool { deliveredHead == delivered.count }
+
+    /// Whether nothing waits: no held message, no pending verdict, no queued
+    /// record, no call under way in a worker.
+    var isIdle: Bool {
+        interceptors.heldCount == 0 && dataStage.pending.isEmpty && queueIsEmpty && deliveredIsEmpty && workers.isIdle
+    }
 
     /// Fewer than `--max-pending` messages are held by interceptors or wait
     /// for `complete`, and the records queued behind them stay bounded too
     /// (64 times as many), so a slow plugin never makes memory grow without end.
     var hasRoom: Bool {
         interceptors.heldCount + dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
+            && delivered.count - deliveredHead < maxPending * 64
     }
 
     // MARK: Arrival
@@ -135,8 +155,13 @@ final class Pipeline: Intake {
     private func enter(_ flight: InFlight, isCurrent: Bool) {
         if flight.interception.stop == nil { dataStage.run(flight) }
         if queueIsEmpty && dataStage.isDone(flight) {
-            finish(flight)
-            if isCurrent { flight.recycle() }
+            if finish(flight) {
+                if isCurrent { flight.recycle() }
+            } else if isCurrent {
+                // Its report line waits for a worker: it keeps a copy of its bytes.
+                flight.message.detach()
+                current = InFlight(dataPlugins: dataStage.count)
+            }
             return
         }
         if isCurrent {
@@ -175,7 +200,34 @@ final class Pipeline: Intake {
     /// `takeCompletions` and `takeEndings`, for what was posted.
     func takeCompletionsIfAny() {
         if interceptors.inbox.hasItems { takeEndings() }
+        if workers.inbox.hasItems { takeWorkerEvents() }
         if dataStage.inbox.hasItems { takeCompletions() }
+    }
+
+    /// Applies what the workers answered (data verdicts go to the data
+    /// stage's inbox), then writes the report lines that were waiting for them.
+    func takeWorkerEvents() {
+        workers.takeEvents()
+        writeDelivered()
+    }
+
+    /// Writes the report lines at the head of `delivered` whose worker calls ended.
+    private func writeDelivered() {
+        while deliveredHead < delivered.count {
+            let entry = delivered[deliveredHead]
+            if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return }
+            deliveredHead += 1
+            report(entry)
+        }
+        delivered.removeAll(keepingCapacity: true)
+        deliveredHead = 0
+    }
+
+    /// Waits for every UI call under way in a worker, and writes the lines
+    /// that waited for them.
+    private func settle() {
+        workers.settle()
+        writeDelivered()
     }
 
     /// Fails every held message and counts every pending verdict past its
@@ -205,8 +257,10 @@ final class Pipeline: Intake {
         actions.expire(report: report)
     }
 
-    /// Writes out the buffered report lines, and the store's lines when due.
+    /// Sends the workers their calls; writes out the buffered report lines,
+    /// and the store's lines when due.
     func flush() {
+        workers.flush()
         report.flush()
         actions.store.writeIfDue()
     }
@@ -226,6 +280,7 @@ final class Pipeline: Intake {
     /// cannot be read again, is reported failed. Their late `proceed`,
     /// `stop` and `complete` calls are ignored.
     func stop() {
+        settle()
         for (item, by) in interceptors.abandonAll() {
             stopped(item as! InFlight, reason: "the host stopped while the interceptor \(by) held it")
         }
@@ -241,6 +296,7 @@ final class Pipeline: Intake {
         }
         queue.removeAll(keepingCapacity: true)
         head = 0
+        settle()
     }
 
     private func stopped(_ flight: InFlight, reason: String) {
@@ -273,8 +329,14 @@ final class Pipeline: Intake {
     // MARK: The end of a record's way
 
     private func finish(_ waiting: Waiting) {
+        if case .message(let flight) = waiting {
+            _ = finish(flight)
+            return
+        }
+        // An event may call handlers in the host; none runs beside a worker's UI call.
+        settle()
         switch waiting {
-        case .message(let flight): finish(flight)
+        case .message: break
         case .event(let event, let source, let completion): apply(event, source: source, completion: completion)
         case .rejected(let error, let source, let completion): reject(error, source: source, completion: completion)
         case .failed(let reason, let source, let completion): fail(reason, source: source, completion: completion)
@@ -282,31 +344,55 @@ final class Pipeline: Intake {
     }
 
     /// Decides the message's status from its verdicts, runs its UI stage
-    /// when they allow it, and writes its report line.
-    private func finish(_ flight: InFlight) {
-        let status: Status
+    /// when they allow it, and writes its report line; false when the line
+    /// waits for a worker's UI call (or for one before it), and the
+    /// message is kept until then.
+    private func finish(_ flight: InFlight) -> Bool {
         var taken = Route.none
+        var worker: Worker?
+        var call: UInt64 = 0
+        let reachesUI = flight.interception.stop == nil && !flight.anyFailed && !flight.anySuppressed
+        if reachesUI {
+            let planned = route.plan(flight.message, screens: app.visible)
+            if planned != .none, workers.hasUIUnderWay, route.worker(of: planned, screens: app.visible, in: workers) !== workers.uiWorker {
+                // Its handlers run in the host, or in another worker: the calls under way end first.
+                settle()
+            }
+            taken = route.deliver(planned, flight.message, screens: app.visible)
+            if let posted = workers.takePosted() { (worker, call) = posted }
+        }
+        let entry = Delivered(flight: flight, route: reachesUI ? taken : .none, screens: app.visibleNames, worker: worker, call: call)
+        guard deliveredIsEmpty && worker == nil else {
+            delivered.append(entry)
+            return false
+        }
+        report(entry)
+        return true
+    }
+
+    /// Writes the report line of a message, its UI stage (if any) over.
+    private func report(_ entry: Delivered) {
+        let flight = entry.flight
+        let status: Status
+        let taken = entry.route
         if let stop = flight.interception.stop {
             status = stop.effect == .suppressed ? .suppressed : .failed
         } else if flight.anyFailed {
             status = .failed
         } else if flight.anySuppressed {
             status = .suppressed
+        } else if let problem = flight.message.takeProblem() {
+            // A handler could not take it (an ffi argument that does not fit, a worker that crashed).
+            flight.errors.append(problem)
+            status = .failed
         } else {
-            taken = route.deliver(flight.message, screens: app.visible)
-            if let problem = flight.message.takeProblem() {
-                // A handler could not take it (an ffi argument that does not fit).
-                flight.errors.append(problem)
-                status = .failed
-            } else {
-                status = taken == .none ? .undelivered : .delivered
-            }
+            status = taken == .none ? .undelivered : .delivered
         }
         actions.store.note(flight.message, status: status)
         write(flight, result: status.result) {
             MessageLine(
                 flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
-                ui: route.called(on: taken, screens: app.visibleNames), problem: Self.problem(of: flight))
+                ui: route.called(on: taken, screens: entry.screens), problem: Self.problem(of: flight))
         }
     }
 

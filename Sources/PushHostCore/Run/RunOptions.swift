@@ -26,6 +26,8 @@ package struct RunOptions: Sendable {
     /// How many delivered messages the store keeps for actions, at least
     /// (`--store-limit`; it keeps up to twice as many).
     package var storeLimit = 10_000
+    /// Which plugins run in worker processes, and their limits (`--isolate`, `--worker-*`).
+    package var isolation = IsolationOptions()
     /// Where the report goes (`--report`: a file, `-` for standard output), or nil for none.
     package var report: String?
 

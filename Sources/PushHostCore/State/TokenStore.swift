@@ -74,6 +74,13 @@ package final class TokenStore: Sendable {
         case replaced(previous: String?)
     }
 
+    /// Makes `token` the current one without storing it: in a worker,
+    /// whose host stored it.
+    func hold(_ token: String) {
+        let held = HeldToken(token)
+        current.withLock { $0 = held }
+    }
+
     /// Stores `token` when it differs from the current one.
     func replace(with token: String) throws(SetupError) -> Change {
         let previous = self.token

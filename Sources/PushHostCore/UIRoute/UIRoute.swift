@@ -36,9 +36,27 @@ struct UIRoute {
         return screens.screens[0].handler.raw.on_mismatch == nil ? .none : .mismatch
     }
 
-    /// Chooses the route for `message` and calls the handlers on it.
-    func deliver(_ message: Message, screens: VisibleScreens) -> Route {
-        let route = message.withTarget { Self.choose(target: $0, screens: screens, hasBackground: !background.isEmpty) }
+    /// The route for `message`, given the visible `screens`.
+    func plan(_ message: Message, screens: VisibleScreens) -> Route {
+        message.withTarget { Self.choose(target: $0, screens: screens, hasBackground: !background.isEmpty) }
+    }
+
+    /// The one worker whose plugins `route` calls, nil when it calls a
+    /// plugin in the host, or plugins in several workers.
+    func worker(of route: Route, screens: VisibleScreens, in workers: Workers) -> Worker? {
+        guard !workers.isEmpty else { return nil }
+        switch route {
+        case .background:
+            let first = background.first.flatMap { workers.worker(ofPlugin: $0.plugin) }
+            return background.allSatisfy({ workers.worker(ofPlugin: $0.plugin) === first }) ? first : nil
+        case .target(let position): return workers.worker(ofPlugin: screens.screens[position].handler.plugin)
+        case .mismatch: return workers.worker(ofPlugin: screens.screens[0].handler.plugin)
+        case .none: return nil
+        }
+    }
+
+    /// Calls the handlers of `route`, as `plan` chose it, on `message`.
+    func deliver(_ route: Route, _ message: Message, screens: VisibleScreens) -> Route {
         switch route {
         case .background:
             for handler in background {

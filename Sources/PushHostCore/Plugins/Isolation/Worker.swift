@@ -1,0 +1,393 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Logging
+
+/// An isolated plugin, as the host calls it: its handlers post calls to its
+/// worker process (``WorkerProcess``) and return at once; what the worker
+/// answers comes back through ``Workers/takeEvents()`` on the dispatch
+/// thread. A data call answers `PH_PENDING`, and its verdict arrives like
+/// any `complete`; a UI call's end is awaited by the report line of its
+/// message (``Workers/isReturned(_:)``).
+///
+/// Calls are answered in the order they were posted, so the first one not
+/// answered is the one under way. When the worker dies, that call fails
+/// (`plugin NAME crashed in on_data: SIGSEGV`), a call it had left pending
+/// fails too, and the calls behind go to a new worker, started after a
+/// backoff (0.1 s, doubling, at most 5 s). A plugin whose worker crashed
+/// more than `--worker-crash-limit` times within `--worker-crash-window` is
+/// disabled: its calls fail from then on, and the host goes on.
+final class Worker {
+    enum State {
+        case running
+        /// Down; started again at this time (monotonic ns).
+        case restarting(at: UInt64)
+        /// Asked to end after the calls sent (over `--worker-memory`); started again when it has.
+        case recycling
+        case disabled
+        /// Destroyed at shutdown.
+        case stopped
+    }
+
+    /// One posted call.
+    struct Call {
+        let id: UInt64
+        let handler: PluginHandler
+        /// The message's handle, 0 for a token call.
+        let address: UInt
+        /// The action and input of `on_action`, the token and previous one of `on_token`.
+        let first: String?
+        let second: String?
+    }
+
+    let name: String
+    let plugin: Int32
+    /// The proxy descriptor: the plugin's, its handlers posting to this worker.
+    private(set) var raw: ph_plugin
+    private let launch: WorkerLaunch
+    private let workers: Workers
+    private let logger: Logger
+    private(set) var process: WorkerProcess?
+    private(set) var state = State.running
+    private var out: [UInt8] = []
+    private var calls: [Call] = []
+    private var head = 0
+    private var nextID: UInt64 = 1
+    /// Data calls that returned `PH_PENDING`, by call id: their message's handle.
+    private var pending: [UInt64: UInt] = [:]
+    /// The last call answered (or failed), and the last UI call posted.
+    private(set) var returnedThrough: UInt64 = 0
+    private(set) var lastUI: UInt64 = 0
+    private var crashes: [UInt64] = []
+    private var inARow = 0
+    private var startedAt: UInt64 = 0
+    private var memoryCheck: UInt64 = 0
+
+    init(descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, logger: Logger) {
+        name = descriptor.name
+        self.plugin = plugin
+        self.launch = launch
+        self.workers = workers
+        self.logger = logger
+        raw = Self.proxy(of: descriptor.raw)
+    }
+
+    /// The plugin's descriptor with each handler it has replaced by one
+    /// that posts to the worker whose ``Worker`` is `self` (the state).
+    private static func proxy(of plugin: ph_plugin) -> ph_plugin {
+        var raw = plugin
+        raw.create = nil
+        raw.get_extension = nil
+        raw.destroy = { Worker.from($0).stop() }
+        if plugin.on_data != nil {
+            raw.on_data = { state, message in Worker.from(state).callData(message) }
+        }
+        if plugin.on_background != nil { raw.on_background = { Worker.from($0).post(.onBackground, $1) } }
+        if plugin.on_target != nil { raw.on_target = { Worker.from($0).post(.onTarget, $1) } }
+        if plugin.on_mismatch != nil { raw.on_mismatch = { Worker.from($0).post(.onMismatch, $1) } }
+        if plugin.on_action != nil {
+            raw.on_action = { state, message, action, input in
+                let worker = Worker.from(state)
+                worker.post(.onAction, message, String(cString: action), input.map { String(cString: $0) })
+                worker.workers.settle()
+            }
+        }
+        if plugin.on_token != nil {
+            raw.on_token = { state, token, previous in
+                let worker = Worker.from(state)
+                worker.post(.onToken, nil, String(cString: token), previous.map { String(cString: $0) })
+                worker.workers.settle()
+            }
+        }
+        return raw
+    }
+
+    static func from(_ state: UnsafeMutableRawPointer?) -> Worker {
+        Unmanaged<Worker>.fromOpaque(state!).takeUnretainedValue()
+    }
+
+    /// The state the proxy's handlers get.
+    var handlerState: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: Starting
+
+    /// Starts the worker and waits until its plugin is created; the
+    /// extensions the plugin offers (``WorkerFrame/offersInterceptor``, ...).
+    func start() throws(PluginRefusal) -> Int32 {
+        let process: WorkerProcess
+        do {
+            process = try WorkerProcess(executable: launch.executable, arguments: launch.arguments)
+        } catch {
+            throw .workerFailed(error.description)
+        }
+        guard let offers = process.awaitReady(timeout: launch.handlerTimeout) else {
+            kill(process.pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+            throw (status & 0x7f) == 0 && (status >> 8) & 0xff == WorkerLaunch.createFailed
+                ? .createFailed : .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
+        }
+        startedAt = MonotonicClock.now()
+        let generation = ObjectIdentifier(process)
+        process.startReading(
+            timeout: launch.handlerTimeout,
+            deliver: { [inbox = workers.inbox, plugin] bytes in inbox.post(.frames(plugin: plugin, process: generation, bytes)) },
+            ended: { [inbox = workers.inbox, plugin] status in inbox.post(.ended(plugin: plugin, process: generation, status)) })
+        self.process = process
+        state = .running
+        return offers
+    }
+
+    // MARK: Posting
+
+    private func callData(_ message: OpaquePointer) -> ph_verdict {
+        if case .disabled = state {
+            Message.noteProblem(message, disabledReason)
+            return PH_FAILED
+        }
+        post(.onData, message)
+        return PH_PENDING
+    }
+
+    /// Posts a call (the UI ones return at once; the report waits for them).
+    private func post(_ handler: PluginHandler, _ message: OpaquePointer?, _ first: String? = nil, _ second: String? = nil) {
+        if case .disabled = state {
+            if let message { Message.noteProblem(message, disabledReason) }
+            return
+        }
+        if handler != .onData { workers.settle(except: self) }
+        let call = Call(id: nextID, handler: handler, address: message.map { UInt(bitPattern: UnsafeRawPointer($0)) } ?? 0, first: first, second: second)
+        nextID += 1
+        calls.append(call)
+        if handler != .onData {
+            lastUI = call.id
+            workers.notePostedUI(self, call: call.id)
+        }
+        guard case .running = state, let process else { return }
+        encode(call)
+        process.notePosted()
+        if out.count >= 1 << 16 { flush() }
+    }
+
+    /// Appends the frame of `call` to what is to be sent.
+    private func encode(_ call: Call) {
+        WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out) { buffer in
+            if call.address != 0 {
+                let json = Message.jsonText(OpaquePointer(bitPattern: call.address)!)
+                WorkerFrame.appendField(UnsafeRawBufferPointer(start: json.text, count: json.count), to: &buffer)
+            }
+            if call.handler == .onAction || call.handler == .onToken {
+                appendText(call.first, &buffer)
+                appendText(call.second, &buffer)
+            }
+        }
+    }
+
+    private func appendText(_ text: String?, _ buffer: inout [UInt8]) {
+        guard var text else { return WorkerFrame.appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
+        text.withUTF8 { WorkerFrame.appendField(UnsafeRawBufferPointer($0), to: &buffer) }
+    }
+
+    /// Tells the worker the current token changed.
+    func tokenChanged(to token: String) {
+        guard case .running = state else { return }
+        WorkerFrame.append(.token, to: &out) { appendText(token, &$0) }
+    }
+
+    /// Sends what was posted.
+    func flush() {
+        guard !out.isEmpty, let process else { return }
+        if case .stopped = state { return }
+        _ = out.withUnsafeBytes { process.write($0) }
+        out.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether every call was answered.
+    var isIdle: Bool { head == calls.count && pending.isEmpty }
+
+    /// Whether a UI call is still under way.
+    var hasUIUnderWay: Bool { lastUI > returnedThrough }
+
+    // MARK: What comes back
+
+    /// Applies the worker's frames: returned calls, completed verdicts.
+    func take(_ bytes: [UInt8], verdicts: any VerdictSink) {
+        _ = bytes.withUnsafeBytes { bytes in
+            WorkerFrame.frames(in: bytes) { frame in
+                switch frame.kind {
+                case .returned:
+                    guard head < calls.count, calls[head].id == frame.call else { return }
+                    let call = calls[head]
+                    advance()
+                    let problem = frame.fields(1)?.first.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+                    if call.handler == .onData {
+                        if UInt32(bitPattern: frame.number) == PH_PENDING.rawValue {
+                            pending[call.id] = call.address
+                        } else {
+                            verdicts.complete(OpaquePointer(bitPattern: call.address)!, verdict: ph_verdict(rawValue: UInt32(bitPattern: frame.number)), from: name, reason: problem)
+                        }
+                    } else if let problem, call.address != 0 {
+                        Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
+                    }
+                case .completed:
+                    guard let address = pending.removeValue(forKey: frame.call) else { return }
+                    verdicts.complete(OpaquePointer(bitPattern: address)!, verdict: ph_verdict(rawValue: UInt32(bitPattern: frame.number)), from: name, reason: nil)
+                default:
+                    break
+                }
+            }
+        }
+        compact()
+    }
+
+    private func advance() {
+        returnedThrough = calls[head].id
+        head += 1
+    }
+
+    private func compact() {
+        if head == calls.count {
+            calls.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 && head * 2 >= calls.count {
+            calls.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// The worker ended with wait `status`: fails the call under way and
+    /// what it left pending, then restarts it after a backoff, or disables
+    /// the plugin, or (at shutdown, or after a recycle) takes note.
+    func ended(_ status: Int32, verdicts: any VerdictSink) {
+        let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
+        process = nil
+        if case .stopped = state { return }
+        let exitedCleanly = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
+        if case .recycling = state, exitedCleanly {
+            restart()
+            return
+        }
+        let how = Self.describe(status)
+        var underWay: String?
+        if head < calls.count {
+            let call = calls[head]
+            underWay = call.handler.name
+            let reason = timedOut
+                ? "plugin \(name) did not return from \(call.handler.name) within --handler-timeout \(launch.handlerTimeout)s (its worker was killed)"
+                : (status & 0x7f) != 0 ? "plugin \(name) crashed in \(call.handler.name): \(how)"
+                : "plugin \(name)'s worker exited in \(call.handler.name) (\(how))"
+            fail(call, reason, verdicts: verdicts)
+            advance()
+        }
+        for (_, address) in pending {
+            verdicts.complete(OpaquePointer(bitPattern: address)!, verdict: PH_FAILED, from: name, reason: "plugin \(name)'s worker ended (\(how)) before it completed the message")
+        }
+        pending.removeAll()
+        out.removeAll(keepingCapacity: true)
+        let now = MonotonicClock.now()
+        if now &- startedAt > 10_000_000_000 { inARow = 0 }
+        inARow += 1
+        crashes = crashes.filter { now &- $0 < UInt64(launch.crashWindow * 1e9) } + [now]
+        let place = underWay.map { "in \($0)" } ?? "between calls"
+        let what = timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)"
+        if crashes.count > launch.crashLimit {
+            logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
+            state = .disabled
+            while head < calls.count {
+                fail(calls[head], disabledReason, verdicts: verdicts)
+                advance()
+            }
+            compact()
+            return
+        }
+        let backoff = min(0.1 * Double(1 << min(inARow - 1, 6)), 5)
+        logger.error("plugin \(name) \(what); restarting its worker in \(backoff)s (crash \(crashes.count) of --worker-crash-limit \(launch.crashLimit) within \(launch.crashWindow)s)")
+        compact()
+        state = .restarting(at: now &+ UInt64(backoff * 1e9))
+    }
+
+    /// Why the calls of a disabled plugin fail.
+    private var disabledReason: String {
+        "plugin \(name) is disabled (its worker crashed more than --worker-crash-limit \(launch.crashLimit) times within \(launch.crashWindow)s)"
+    }
+
+    private func fail(_ call: Call, _ reason: String, verdicts: any VerdictSink) {
+        guard call.address != 0 else { return logger.error("\(reason)") }
+        if call.handler == .onData {
+            verdicts.complete(OpaquePointer(bitPattern: call.address)!, verdict: PH_FAILED, from: name, reason: reason)
+        } else {
+            Message.noteProblem(OpaquePointer(bitPattern: call.address)!, reason)
+        }
+    }
+
+    /// Starts the worker again when its backoff is over, and sends it the
+    /// calls that were waiting.
+    func restartIfDue(now: UInt64) {
+        guard case .restarting(let at) = state, at <= now else { return }
+        restart()
+    }
+
+    private func restart() {
+        do {
+            _ = try start()
+        } catch {
+            logger.error("plugin \(name): its worker did not start again: \(error)")
+            state = .restarting(at: MonotonicClock.now() &+ 1_000_000_000)
+            return
+        }
+        for call in calls[head...] {
+            guard call.address == 0 || Message.jsonText(OpaquePointer(bitPattern: call.address)!).count > 0 else { continue }
+            encode(call)
+            process?.notePosted()
+        }
+        flush()
+    }
+
+    /// Whether its memory is watched (`--worker-memory`).
+    var checksMemory: Bool {
+        guard launch.memoryLimit > 0, case .running = state else { return false }
+        return true
+    }
+
+    /// When the backoff ends (monotonic ns), or nil.
+    var restartTime: UInt64? {
+        if case .restarting(let at) = state { return at }
+        return nil
+    }
+
+    /// Asks a worker over `--worker-memory` to end after the calls sent;
+    /// the calls posted meanwhile wait for the next one. Checked every 100 ms.
+    func checkMemory(now: UInt64) {
+        guard launch.memoryLimit > 0, now &- memoryCheck > 100_000_000, case .running = state, let process else { return }
+        memoryCheck = now
+        guard let resident = process.residentMiB, resident > launch.memoryLimit else { return }
+        logger.notice("plugin \(name): its worker uses \(resident) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it after the calls sent")
+        WorkerFrame.append(.destroy, to: &out)
+        flush()
+        state = .recycling
+    }
+
+    // MARK: Shutdown
+
+    /// Calls `destroy` in the worker (after the calls sent) and waits for it
+    /// to end, `--stop-timeout` at most.
+    func stop() {
+        if case .running = state, let process {
+            WorkerFrame.append(.destroy, to: &out)
+            flush()
+            state = .stopped
+            if process.waitForEnd(timeout: max(launch.stopTimeout, 1)) == nil {
+                logger.error("plugin \(name): its worker did not end within --stop-timeout \(launch.stopTimeout)s after destroy; killed")
+                kill(process.pid, SIGKILL)
+                _ = process.waitForEnd(timeout: 5)
+            }
+        }
+        state = .stopped
+    }
+
+    /// `SIGSEGV`, or `exit status 3`.
+    static func describe(_ status: Int32) -> String {
+        (status & 0x7f) != 0 ? CrashJournal.Cause.signalName(status & 0x7f) : "exit status \((status >> 8) & 0xff)"
+    }
+}

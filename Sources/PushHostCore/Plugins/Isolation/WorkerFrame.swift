@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The frames the host and a worker exchange over their socket pair, many
+/// to one `write` (a batch), each `[u32 length][u8 kind][u8 handler][u16 0]
+/// [u64 call][i32 number][payload]`, the length counting what follows it.
+///
+/// Host to worker: ``Kind/call`` (a handler call: the message's normalized
+/// JSON, or the token and previous token, or the action and its input),
+/// ``Kind/token`` (the current token changed), ``Kind/destroy`` (call
+/// `destroy` and exit). Worker to host: ``Kind/ready`` (created; the number
+/// says which extensions the plugin offers), ``Kind/returned`` (a call
+/// returned, with its verdict and any problem), ``Kind/completed`` (a
+/// pending verdict came through `complete`).
+enum WorkerFrame {
+    enum Kind: UInt8 {
+        case call = 1
+        case token
+        case destroy
+        case ready
+        case returned
+        case completed
+    }
+
+    /// Bytes before the payload, the length included.
+    static let headerSize = 20
+
+    /// Bits of a ``Kind/ready`` frame's number: the extensions that keep a plugin in the host.
+    static let offersInterceptor: Int32 = 1
+    static let offersSource: Int32 = 2
+
+    /// Appends a frame whose payload `payload` writes.
+    static func append(
+        _ kind: Kind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout [UInt8],
+        payload: (inout [UInt8]) -> Void = { _ in }
+    ) {
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: headerSize))
+        payload(&buffer)
+        buffer.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: UInt32(bytes.count - start - 4).littleEndian, toByteOffset: start, as: UInt32.self)
+            bytes[start + 4] = kind.rawValue
+            bytes[start + 5] = handler
+            bytes.storeBytes(of: call.littleEndian, toByteOffset: start + 8, as: UInt64.self)
+            bytes.storeBytes(of: UInt32(bitPattern: number).littleEndian, toByteOffset: start + 16, as: UInt32.self)
+        }
+    }
+
+    /// Appends `bytes` with their length; nil as the length 0xFFFF_FFFF.
+    static func appendField(_ bytes: UnsafeRawBufferPointer?, to buffer: inout [UInt8]) {
+        guard let bytes else { return withUnsafeBytes(of: UInt32.max.littleEndian) { buffer.append(contentsOf: $0) } }
+        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.append(contentsOf: $0) }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// A C string as a field (nil for NULL).
+    static func appendField(_ text: UnsafePointer<CChar>?, to buffer: inout [UInt8]) {
+        guard let text else { return appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
+        appendField(UnsafeRawBufferPointer(start: text, count: strlen(text)), to: &buffer)
+    }
+
+    /// One frame, read from a batch.
+    struct Frame {
+        let kind: Kind
+        let handler: UInt8
+        let call: UInt64
+        let number: Int32
+        let payload: UnsafeRawBufferPointer
+
+        /// The payload's fields in order, each nil for NULL; nil when they do not fit.
+        func fields(_ count: Int) -> [UnsafeRawBufferPointer?]? {
+            var fields: [UnsafeRawBufferPointer?] = []
+            var offset = 0
+            for _ in 0..<count {
+                guard offset + 4 <= payload.count else { return nil }
+                let length = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                offset += 4
+                if length == .max { fields.append(nil); continue }
+                guard offset + Int(length) <= payload.count else { return nil }
+                fields.append(UnsafeRawBufferPointer(rebasing: payload[offset..<offset + Int(length)]))
+                offset += Int(length)
+            }
+            return fields
+        }
+    }
+
+    /// The whole frames at the start of `bytes`, and how many bytes they take;
+    /// nil when a frame is malformed.
+    static func frames(in bytes: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Int? {
+        var offset = 0
+        while bytes.count - offset >= headerSize {
+            let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            guard length >= headerSize - 4 else { return nil }
+            guard bytes.count - offset - 4 >= length else { break }
+            guard let kind = Kind(rawValue: bytes[offset + 4]) else { return nil }
+            body(Frame(
+                kind: kind, handler: bytes[offset + 5],
+                call: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)),
+                number: Int32(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt32.self))),
+                payload: UnsafeRawBufferPointer(rebasing: bytes[offset + headerSize..<offset + 4 + length])))
+            offset += 4 + length
+        }
+        return offset
+    }
+}
+
+/// A C string the frame's field holds, for the length of `body` (NULL for nil).
+func withCString<R>(_ field: UnsafeRawBufferPointer?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let field else { return body(nil) }
+    var copy = [CChar](repeating: 0, count: field.count + 1)
+    copy.withUnsafeMutableBytes { $0.copyMemory(from: field) }
+    return copy.withUnsafeBufferPointer { body($0.baseAddress) }
+}

@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Logging
+
+/// The inside of a worker process (`pushhost worker`): it loads one plugin,
+/// creates it with a `ph_host` like the host's (the message accessors read
+/// the message the call carries; `complete` and `current_token` work as in
+/// the host; `ph.intake/1` and `ph.chain/1` are not offered), then serves
+/// the calls that come over fd 3 until the host asks for `destroy`, or is
+/// gone.
+///
+/// It ignores SIGINT and SIGTERM (a stop reaches it through the host, which
+/// drains it first), and dies with the host (`PR_SET_PDEATHSIG`).
+package final class WorkerLoop: VerdictSink, @unchecked Sendable {
+    /// The socket to the host, and the answer ring.
+    static let channel: Int32 = 3
+    static let ringFD: Int32 = 4
+
+    private let instance: PluginInstance
+    private let tokens: TokenStore
+    private let logger: Logger
+    private let completions = Inbox<Completion>()
+    private var message = MessagePool.take()
+    private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
+    /// Messages whose `on_data` gave `PH_PENDING`, by handle: their call.
+    private var pending: [UInt: (call: UInt64, message: Message)] = [:]
+    private var out: [UInt8] = []
+    private let ring: WorkerRing
+    /// Whether answers went into the ring since the host was last woken.
+    private var unannounced = false
+    private var lastFlush: UInt64 = 0
+
+    /// A `complete` call, from the plugin's thread.
+    private struct Completion: Sendable {
+        let address: UInt
+        let verdict: ph_verdict
+        let plugin: String
+    }
+
+    /// Loads and creates the plugin at `file`; exits the process when it cannot.
+    package init(file: String, settings: [String: String], stateDirectory: String, host: pid_t, logger: Logger) {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        Self.dieWithParent()
+        if getppid() != host { exit(1) }
+        HostExtensions.offered = false
+        self.logger = logger
+        guard let ring = WorkerRing(fd: Self.ringFD) else { exit(1) }
+        self.ring = ring
+        let descriptor: PluginDescriptor
+        do {
+            descriptor = try PluginLibrary.open(file)
+            tokens = try TokenStore(directory: stateDirectory, logger: logger)
+        } catch {
+            logger.error("worker for \(file): \(error)")
+            exit(1)
+        }
+        let context = PluginContext(
+            name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: PluginSubmissions(capacity: 1))
+        instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
+        do {
+            try instance.create()
+        } catch {
+            exit(WorkerLaunch.createFailed)
+        }
+        context.verdicts = self
+    }
+
+    /// Asks the kernel for SIGKILL when the host dies (`prctl(PR_SET_PDEATHSIG)`),
+    /// so a worker stuck in its plugin does not outlive it.
+    private static func dieWithParent() {
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
+        let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
+        _ = unsafeBitCast(symbol, to: Prctl.self)(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
+    }
+
+    /// Says the plugin is created, then serves calls; never returns.
+    package func run() -> Never {
+        var offers: Int32 = 0
+        if instance.plugInExtension(PH_EXT_INTERCEPTOR) != nil { offers |= WorkerFrame.offersInterceptor }
+        if instance.plugInExtension(PH_EXT_SOURCE) != nil { offers |= WorkerFrame.offersSource }
+        WorkerFrame.append(.ready, number: offers, to: &out)
+        send(out)
+        out.removeAll(keepingCapacity: true)
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
+        var filled = 0
+        while true {
+            var watched = [
+                pollfd(fd: Self.channel, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: completions.fd, events: Int16(POLLIN), revents: 0),
+            ]
+            guard poll(&watched, 2, -1) >= 0 || errno == EINTR else { end() }
+            if completions.hasItems { takeCompletions() }
+            guard watched[0].revents != 0 else { continue }
+            if filled == buffer.count {
+                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 8)
+                larger.copyMemory(from: UnsafeRawBufferPointer(buffer))
+                buffer.deallocate()
+                buffer = larger
+            }
+            let count = read(Self.channel, buffer.baseAddress! + filled, buffer.count - filled)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { end() }
+            filled += count
+            let used = WorkerFrame.frames(in: UnsafeRawBufferPointer(rebasing: buffer[..<filled])) { serve($0) }
+            guard let used else {
+                logger.error("worker of plugin \(instance.name): a malformed frame from the host; ending")
+                end()
+            }
+            if used < filled { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + used, byteCount: filled - used) }
+            filled -= used
+            flush()
+        }
+    }
+
+    /// Serves one frame.
+    private func serve(_ frame: WorkerFrame.Frame) {
+        switch frame.kind {
+        case .call:
+            guard let handler = PluginHandler(rawValue: Int32(frame.handler)) else { return }
+            call(handler, frame)
+            if MonotonicClock.now() &- lastFlush > 5_000_000 { flush() }
+        case .token:
+            if let token = frame.fields(1)?[0] { tokens.hold(String(decoding: token, as: UTF8.self)) }
+        case .destroy:
+            end()
+        default:
+            break
+        }
+    }
+
+    /// Calls `handler` with what `frame` carries, and answers.
+    private func call(_ handler: PluginHandler, _ frame: WorkerFrame.Frame) {
+        let raw = instance.descriptor.raw
+        let state = instance.state
+        if handler == .onToken {
+            guard let fields = frame.fields(2), let token = fields[0] else { return answer(frame.call, PH_FAILED, "a token call without a token") }
+            tokens.hold(String(decoding: token, as: UTF8.self))
+            withCString(token) { token in withCString(fields[1]) { previous in raw.on_token?(state, token!, previous) } }
+            return answer(frame.call, PH_CONTINUE, nil)
+        }
+        guard let fields = frame.fields(handler == .onAction ? 3 : 1), let json = fields[0] else {
+            return answer(frame.call, PH_FAILED, "a call without its message")
+        }
+        let document: JSONDocument
+        do {
+            document = try reader.parse(json)
+        } catch {
+            return answer(frame.call, PH_FAILED, "the message did not read in the worker: \(error)")
+        }
+        let source = document.root.member(named: "source").flatMap(RecordSource.init(json:)) ?? .stdin(line: 0)
+        message.load(normalized: document, source: source)
+        let opaque = message.opaque
+        var verdict = PH_CONTINUE
+        switch handler {
+        case .onData: verdict = raw.on_data?(state, opaque) ?? PH_CONTINUE
+        case .onBackground: raw.on_background?(state, opaque)
+        case .onTarget: raw.on_target?(state, opaque)
+        case .onMismatch: raw.on_mismatch?(state, opaque)
+        case .onAction:
+            withCString(fields[1]) { action in withCString(fields[2]) { input in raw.on_action?(state, opaque, action!, input) } }
+        default: break
+        }
+        let problem = message.takeProblem()
+        if handler == .onData && verdict == PH_PENDING {
+            message.detach()
+            pending[message.handleAddress] = (frame.call, message)
+            message = MessagePool.take()
+        } else {
+            message.reset()
+        }
+        answer(frame.call, verdict, problem)
+    }
+
+    /// Puts a call's answer in the ring at once, so that it outlives a crash in the next call.
+    private func answer(_ call: UInt64, _ verdict: ph_verdict, _ problem: String?) {
+        WorkerFrame.append(.returned, call: call, number: Int32(bitPattern: verdict.rawValue), to: &out) { buffer in
+            guard var problem else { return }
+            problem.withUTF8 { WorkerFrame.appendField(UnsafeRawBufferPointer($0), to: &buffer) }
+        }
+        out.withUnsafeBytes { ring.put($0) { send([1]) } }
+        out.removeAll(keepingCapacity: true)
+        unannounced = true
+    }
+
+    /// `VerdictSink`: the plugin's `complete`, from any thread.
+    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String, reason: String?) {
+        completions.post(.init(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: plugin))
+    }
+
+    private func takeCompletions() {
+        for completion in completions.take() {
+            guard let (call, message) = pending.removeValue(forKey: completion.address) else {
+                logger.warning("\(completion.plugin): complete for a message that is not waiting for it (a second call, or an unknown message); ignored")
+                continue
+            }
+            WorkerFrame.append(.completed, call: call, number: Int32(bitPattern: completion.verdict.rawValue), to: &out)
+            MessagePool.give(message)
+        }
+        flush()
+    }
+
+    /// Puts the answers so far in the ring, and wakes the host when it has
+    /// not been woken since the last answers.
+    private func flush() {
+        lastFlush = MonotonicClock.now()
+        if !out.isEmpty {
+            out.withUnsafeBytes { ring.put($0) { send([1]) } }
+            out.removeAll(keepingCapacity: true)
+            unannounced = true
+        }
+        if unannounced {
+            send([1])
+            unannounced = false
+        }
+    }
+
+    /// Writes `bytes` to the host's socket; exits when the host is gone.
+    private func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(Self.channel, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { exit(0) }
+            offset += count
+        }
+    }
+
+    /// Calls `destroy`, sends what is left, and exits.
+    private func end() -> Never {
+        flush()
+        instance.destroy()
+        exit(0)
+    }
+}

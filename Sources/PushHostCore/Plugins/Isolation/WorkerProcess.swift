@@ -1,0 +1,233 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// One worker process as the host sees it: `pushhost worker`, started from
+/// this very binary with one end of a socket pair as its fd 3 (the calls
+/// go there, in batches) and its answer ring as fd 4 (``WorkerRing``), and
+/// a thread that takes its answers, watches its calls against
+/// `--handler-timeout` and learns how it ended.
+final class WorkerProcess: @unchecked Sendable {
+    let pid: pid_t
+    /// The host's end of the socket pair.
+    let socket: Int32
+    let ring: WorkerRing
+    /// Calls posted (dispatch thread), and calls returned (reader thread).
+    let posted = Atomic<UInt64>(0)
+    let returned = Atomic<UInt64>(0)
+    /// When the calls last made progress (monotonic ns): a call returned,
+    /// or one was posted to an idle worker.
+    let progress = Atomic<UInt64>(0)
+    /// Whether the reader killed it for a call over `--handler-timeout`.
+    let timedOut = Atomic(false)
+    /// Its wait status, once it ended (-1 before).
+    private let ended = Mutex<Int32>(-1)
+    private let endedPipe = WakePipe()
+
+    /// Starts `executable worker arguments...`, its standard input
+    /// /dev/null, its standard output and error the host's. The Swift
+    /// runtime's backtracer is off in it: its crash is the host's to report.
+    init(executable: String, arguments: [String]) throws(SetupError) {
+        guard let ring = WorkerRing() else { throw SetupError("cannot make a worker's answer ring: \(String(cString: strerror(errno)))") }
+        self.ring = ring
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw SetupError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        var size: Int32 = 1 << 20
+        for end in pair {
+            _ = setsockopt(end, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            _ = setsockopt(end, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
+        posix_spawn_file_actions_adddup2(&actions, ring.fd, 4)
+        let argv = ([executable, "worker"] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("SWIFT_BACKTRACE=enable=no")]
+        var index = 0
+        while let variable = environ[index] {
+            if strncmp(variable, "SWIFT_BACKTRACE=", 16) != 0 { environment.append(strdup(variable)) }
+            index += 1
+        }
+        environment.append(nil)
+        defer { environment.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, nil, argv, environment)
+        close(pair[1])
+        guard status == 0 else {
+            close(pair[0])
+            throw SetupError("cannot start a worker (\(executable)): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        socket = pair[0]
+        progress.store(MonotonicClock.now(), ordering: .relaxed)
+    }
+
+    deinit {
+        close(socket)
+        endedPipe.close()
+    }
+
+    /// Reads the worker's first frame (``WorkerFrame/Kind/ready``), waiting
+    /// up to `timeout` seconds (0: no limit); nil when it ended or said
+    /// something else first.
+    func awaitReady(timeout: Double) -> Int32? {
+        var header = [UInt8](repeating: 0, count: WorkerFrame.headerSize)
+        var filled = 0
+        let deadline = timeout > 0 ? MonotonicClock.now() &+ UInt64(timeout * 1e9) : .max
+        while filled < header.count {
+            var watched = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let wait = deadline == .max ? -1 : MonotonicClock.milliseconds(until: deadline)
+            guard poll(&watched, 1, wait) > 0 else { return nil }
+            let count = header.withUnsafeMutableBytes { read(socket, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            filled += count
+        }
+        var ready: Int32?
+        _ = header.withUnsafeBytes { bytes in
+            WorkerFrame.frames(in: bytes) { frame in
+                if frame.kind == .ready { ready = frame.number }
+            }
+        }
+        return ready
+    }
+
+    /// Starts the thread that reads the worker's frames into `deliver`, kills
+    /// it when a call goes over `timeout` seconds (0: never), and calls
+    /// `ended` with its wait status once it is gone.
+    func startReading(timeout: Double, deliver: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
+        let reader = Reader(process: self, timeout: timeout, deliver: deliver, ended: ended)
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<Reader>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, Unmanaged.passRetained(reader).toOpaque())
+        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
+        pthread_detach(thread)
+    }
+
+    /// Writes all of `bytes`, blocking while the worker's socket is full;
+    /// false when the worker is gone.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+
+    /// Notes a posted call; the clock of a worker that had nothing to do starts now.
+    func notePosted() {
+        let before = posted.wrappingAdd(1, ordering: .relaxed).oldValue
+        if before == returned.load(ordering: .relaxed) { progress.store(MonotonicClock.now(), ordering: .relaxed) }
+    }
+
+    /// Its wait status once it ended, waiting up to `timeout` seconds; nil while it runs.
+    func waitForEnd(timeout: Double) -> Int32? {
+        let deadline = MonotonicClock.now() &+ UInt64(max(0, timeout) * 1e9)
+        while true {
+            if let status = endStatus { return status }
+            let left = MonotonicClock.milliseconds(until: deadline)
+            guard left > 0 else { return nil }
+            var watched = pollfd(fd: endedPipe.readEnd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&watched, 1, left)
+        }
+    }
+
+    /// Its wait status, or nil while it runs.
+    var endStatus: Int32? {
+        let status = ended.withLock { $0 }
+        return status < 0 ? nil : status
+    }
+
+    fileprivate func noteEnd(_ status: Int32) {
+        ended.withLock { $0 = status }
+        endedPipe.wake()
+    }
+
+    /// Resident memory in MiB, from `/proc/PID/statm`; nil when it cannot be read.
+    var residentMiB: Int? {
+        let fd = open("/proc/\(pid)/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let fields = bytes[..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / (1 << 20)
+    }
+}
+
+/// The reader thread of one worker process.
+private final class Reader {
+    let process: WorkerProcess
+    let timeout: UInt64
+    let deliver: @Sendable ([UInt8]) -> Void
+    let ended: @Sendable (Int32) -> Void
+
+    init(process: WorkerProcess, timeout: Double, deliver: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
+        self.process = process
+        self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
+        self.deliver = deliver
+        self.ended = ended
+    }
+
+    func run() {
+        var wakes = [UInt8](repeating: 0, count: 256)
+        let period: Int32 = timeout == .max ? -1 : Int32(max(5, min(100, Double(timeout) / 4e6)))
+        while true {
+            var watched = pollfd(fd: process.socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watched, 1, period)
+            if ready < 0 && errno == EINTR { continue }
+            if ready > 0 {
+                let count = wakes.withUnsafeMutableBytes { read(process.socket, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+            }
+            guard takeAnswers() else { break }
+            checkTimeout()
+        }
+        kill(process.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+        // What it answered before it died is in the ring.
+        _ = takeAnswers()
+        process.noteEnd(status)
+        ended(status)
+    }
+
+    /// Hands over the answers in the ring; false when they are no frames.
+    private func takeAnswers() -> Bool {
+        guard let bytes = process.ring.take() else { return true }
+        var returned: UInt64 = 0
+        let used = bytes.withUnsafeBytes { bytes in
+            WorkerFrame.frames(in: bytes) { frame in
+                if frame.kind == .returned { returned += 1 }
+            }
+        }
+        guard used == bytes.count else { return false }  // Not a worker talking: let it end.
+        if returned > 0 {
+            process.returned.wrappingAdd(returned, ordering: .relaxed)
+            process.progress.store(MonotonicClock.now(), ordering: .relaxed)
+        }
+        deliver(bytes)
+        return true
+    }
+
+    /// Kills the worker when a call has been under way longer than the timeout.
+    private func checkTimeout() {
+        guard timeout != .max, process.posted.load(ordering: .relaxed) > process.returned.load(ordering: .relaxed) else { return }
+        guard MonotonicClock.now() &- process.progress.load(ordering: .relaxed) > timeout else { return }
+        if !process.timedOut.exchange(true, ordering: .relaxed) { kill(process.pid, SIGKILL) }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Logging
+import PushHostCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushhost worker`: the inside of a worker process, which `run --isolate`
+/// starts with its socket as fd 3; not for people to run.
+struct WorkerCommand: ParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Serve one plugin's handlers for pushhost run --isolate (started by the host).",
+        shouldDisplay: false
+    )
+
+    @Option(help: "The plugin file.")
+    var plugin: String
+
+    @Option(help: "The host's state directory (the current token).")
+    var state: String
+
+    @Option(help: "The host's process id; the worker ends when it is not its parent.")
+    var host: Int32
+
+    @Option(name: .customLong("setting"), help: "One of the plugin's settings, KEY=VALUE (repeatable).")
+    var settings: [String] = []
+
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        var values: [String: String] = [:]
+        for setting in settings {
+            guard let equals = setting.firstIndex(of: "=") else { throw UsageError("--setting \(setting): expected KEY=VALUE") }
+            values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
+        }
+        WorkerLoop(file: plugin, settings: values, stateDirectory: state, host: host, logger: Logger(label: "pushhost")).run()
+    }
+}
