@@ -21,7 +21,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let instance: PluginInstance
     private let tokens: TokenStore
     private let logger: Logger
-    private let completions = Inbox<Completion>()
+    private let completions = Inbox<CompleteCall>()
     private var message = MessagePool.take()
     private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
     private let platform: Platform?
@@ -38,7 +38,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private var lastFlush: UInt64 = 0
 
     /// A `complete` call, from the plugin's thread.
-    private struct Completion: Sendable {
+    private struct CompleteCall: Sendable {
         let address: UInt
         let verdict: ph_verdict
         let plugin: String

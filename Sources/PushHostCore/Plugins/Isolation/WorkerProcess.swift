@@ -73,7 +73,7 @@ final class WorkerProcess: @unchecked Sendable {
         endedPipe.close()
     }
 
-    /// Reads the worker's first frame (``WorkerFrame/Kind/ready``), waiting
+    /// Reads the worker's first frame (``WorkerFrame/FrameKind/ready``), waiting
     /// up to `timeout` seconds (0: no limit); nil when it ended or said
     /// something else first.
     func awaitReady(timeout: Double) -> Int32? {
