@@ -57,7 +57,8 @@ final class WorkerProcess: @unchecked Sendable {
         environment.append(nil)
         defer { environment.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, environment)
+        // This very binary, even when a newer one replaced it on disk meanwhile.
+        let status = posix_spawn(&child, "/proc/self/exe", &actions, nil, argv, environment)
         close(pair[1])
         guard status == 0 else {
             close(pair[0])
