@@ -105,6 +105,29 @@ import Testing
         #expect(call.pid != run.pid && call.ppid == run.pid)
     }
 
+    /// `--isolate all` leaves a source in the host, saying so; its records
+    /// still reach the isolated plugins.
+    @Test func aSourceStaysInTheHost() throws {
+        let scratch = try Scratch()
+        let fifo = scratch.file("records.fifo")
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--isolate", "all",
+             "--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)"] + scratch.worker([.background]),
+            errorPath: scratch.file("stderr.log"))
+        let fd = SourcePluginTests.openWhenRead(fifo, host: host)
+        try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")
+        defer { close(fd) }
+        try #require(SourcePluginTests.write(fd, ndjson(Self.message("m1"))))
+        #expect(eventually(timeout: .seconds(20)) { !scratch.workerCalls().isEmpty }, "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        #expect(host.stderr.split(separator: "\n").contains { $0.hasPrefix("warning ") &&
+            $0.contains("plugin fifo-source offers ph.source/1, which runs in the host: --isolate does not apply to it") }, "\(host.stderr)")
+        #expect(try scratch.reportLines().map { $0["status"] as? String } == ["delivered"])
+        let lines = scratch.workerLines()
+        #expect(lines.map(\.call) == ["create", "on_background m1", "destroy"])
+        #expect(lines.allSatisfy { $0.pid != host.pid }, "\(lines)")
+    }
+
     /// Report lines keep input order with isolated and in-host plugins mixed,
     /// answers that come late from worker threads, slow isolated calls, a
     /// host event and a bad line; UI calls keep message order across processes.
@@ -138,5 +161,8 @@ import Testing
             #expect(Set([calls[pair].pid == run.pid, calls[pair + 1].pid == run.pid]) == [true, false], "\(calls[pair]), \(calls[pair + 1])")
         }
         #expect(scratch.workerCalls("gate").allSatisfy { $0.pid != run.pid && $0.ppid == run.pid })
+        // At the end the workers destroy their plugins first, then the host its own.
+        let ends = scratch.workerLines(log: "shared.log").filter { $0.kind == "destroy" }
+        #expect(ends.map { $0.pid == run.pid } == [false, true], "\(ends)")
     }
 }
