@@ -30,6 +30,9 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The data key that holds a message's target.")
     var targetKey = "rx_gcm_key_target"
 
+    @Option(help: "End after a call that takes the worker over this many MiB of resident memory (0: no limit).")
+    var memoryLimit = 0
+
     @Option(name: .customLong("setting"), help: "One of the plugin's settings, KEY=VALUE (repeatable).")
     var settings: [String] = []
 
@@ -42,7 +45,7 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
             values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
         }
         WorkerLoop(
-            file: plugin, settings: values, stateDirectory: state, platform: platform, targetKey: targetKey, host: host,
+            file: plugin, settings: values, stateDirectory: state, platform: platform, targetKey: targetKey, memoryLimit: memoryLimit, host: host,
             logger: Logger(label: "pushhost")
         ).run()
     }

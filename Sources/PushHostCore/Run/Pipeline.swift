@@ -133,6 +133,11 @@ final class Pipeline: Intake {
         }
         let members = RootMembers(root)
         if members.pushhost >= 0 {
+            if !queueIsEmpty && !workers.isEmpty {
+                // The messages before it wait for workers' data calls: let those end first.
+                workers.settleAll()
+                takeWorkerEvents()
+            }
             do {
                 return arrive(.event(try HostEvent(name: root.at(members.pushhost), record: root), record.source, record.completion))
             } catch {

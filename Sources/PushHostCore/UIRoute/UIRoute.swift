@@ -15,9 +15,12 @@ struct UIRoute {
     let backgroundNames: [String]
     private let background: UnsafeMutableBufferPointer<Handler>
     private let journal: CrashJournal
+    /// The workers of the isolated plugins, when there are any.
+    private let workers: Workers?
 
     init(plugins: PluginSet, journal: CrashJournal) {
         self.journal = journal
+        workers = plugins.workers.isEmpty ? nil : plugins.workers
         backgroundNames = plugins.background.map(\.name)
         background = Handler.table(plugins.background)
     }
@@ -61,6 +64,8 @@ struct UIRoute {
         case .background:
             for handler in background {
                 guard let onBackground = handler.raw.on_background else { continue }
+                // In load order: a plugin in the host waits for the one before it in a worker.
+                if let workers, workers.hasUIUnderWay, workers.worker(ofPlugin: handler.plugin) == nil { workers.settle() }
                 journal.enter(.onBackground, plugin: handler.plugin, source: message.source)
                 onBackground(handler.state, message.opaque)
                 journal.leave()

@@ -33,6 +33,7 @@ package struct IsolationOptions: Sendable {
     func launch(file: String, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
         var arguments = ["--plugin", file, "--state", stateDirectory, "--host", "\(getpid())", "--target-key", targetKey]
         if let platform { arguments += ["--platform", platform.rawValue] }
+        if memoryLimit > 0 { arguments += ["--memory-limit", "\(memoryLimit)"] }
         for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
             arguments += ["--setting", key + "=" + value]
         }

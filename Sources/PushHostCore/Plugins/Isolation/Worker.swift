@@ -23,7 +23,7 @@ final class Worker {
         case running
         /// Down; started again at this time (monotonic ns).
         case restarting(at: UInt64)
-        /// Asked to end after the calls sent (over `--worker-memory`); started again when it has.
+        /// Ending after a call that took it over `--worker-memory`; started again when it has.
         case recycling
         case disabled
         /// Destroyed at shutdown.
@@ -62,7 +62,6 @@ final class Worker {
     private var crashes: [UInt64] = []
     private var inARow = 0
     private var startedAt: UInt64 = 0
-    private var memoryCheck: UInt64 = 0
 
     init(descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, logger: Logger) {
         name = descriptor.name
@@ -212,6 +211,9 @@ final class Worker {
         out.removeAll(keepingCapacity: true)
     }
 
+    /// Whether a call is still under way (a pending verdict is not a call).
+    var hasCallUnderWay: Bool { head < calls.count }
+
     /// Whether a UI call is still under way.
     var hasUIUnderWay: Bool { lastUI > returnedThrough }
 
@@ -236,6 +238,9 @@ final class Worker {
                     } else if let problem, call.address != 0 {
                         Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
                     }
+                case .recycling:
+                    logger.notice("plugin \(name): its worker uses \(frame.number) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
+                    state = .recycling
                 case .completed:
                     guard let address = pending.removeValue(forKey: frame.call) else { return }
                     verdicts(address, ph_verdict(rawValue: UInt32(bitPattern: frame.number)), name, nil)
@@ -349,28 +354,10 @@ final class Worker {
         flush()
     }
 
-    /// Whether its memory is watched (`--worker-memory`).
-    var checksMemory: Bool {
-        guard launch.memoryLimit > 0, case .running = state else { return false }
-        return true
-    }
-
     /// When the backoff ends (monotonic ns), or nil.
     var restartTime: UInt64? {
         if case .restarting(let at) = state { return at }
         return nil
-    }
-
-    /// Asks a worker over `--worker-memory` to end after the calls sent;
-    /// the calls posted meanwhile wait for the next one. Checked every 100 ms.
-    func checkMemory(now: UInt64) {
-        guard launch.memoryLimit > 0, now &- memoryCheck > 100_000_000, case .running = state, let process else { return }
-        memoryCheck = now
-        guard let resident = process.residentMiB, resident > launch.memoryLimit else { return }
-        logger.notice("plugin \(name): its worker uses \(resident) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it after the calls sent")
-        WorkerFrame.append(.destroy, to: &out)
-        flush()
-        state = .recycling
     }
 
     // MARK: Shutdown

@@ -12,7 +12,7 @@ import Glibc
 /// `destroy` and exit). Worker to host: ``Kind/ready`` (created; the number
 /// says which extensions the plugin offers), ``Kind/returned`` (a call
 /// returned, with its verdict and any problem), ``Kind/completed`` (a
-/// pending verdict came through `complete`).
+/// pending verdict came through `complete`), ``Kind/recycling``.
 enum WorkerFrame {
     enum Kind: UInt8 {
         case call = 1
@@ -21,6 +21,9 @@ enum WorkerFrame {
         case ready
         case returned
         case completed
+        /// Over `--worker-memory` (the number: its MiB) after the calls it
+        /// answered: it calls `destroy` and ends; the calls after go to the next worker.
+        case recycling
     }
 
     /// Bytes before the payload, the length included.

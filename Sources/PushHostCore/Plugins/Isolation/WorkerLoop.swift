@@ -25,6 +25,9 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private var message = MessagePool.take()
     private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
     private let platform: Platform?
+    /// `--worker-memory` in MiB (0: none), and `/proc/self/statm` to check it after each call.
+    private let memoryLimit: Int
+    private let statm: Int32
     private let targetKey: [UInt8]
     /// Messages whose `on_data` gave `PH_PENDING`, by handle: their call.
     private var pending: [UInt: (call: UInt64, message: Message)] = [:]
@@ -43,9 +46,11 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
 
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
     package init(
-        file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, host: pid_t,
-        logger: Logger
+        file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
+        host: pid_t, logger: Logger
     ) {
+        self.memoryLimit = memoryLimit
+        statm = memoryLimit > 0 ? open("/proc/self/statm", O_RDONLY | O_CLOEXEC) : -1
         self.platform = platform
         self.targetKey = Array(targetKey.utf8)
         signal(SIGINT, SIG_IGN)
@@ -130,6 +135,10 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         case .call:
             guard let handler = PluginHandler(rawValue: Int32(frame.handler)) else { return }
             call(handler, frame)
+            if memoryLimit > 0, let resident = residentMiB(), resident > memoryLimit {
+                WorkerFrame.append(.recycling, number: Int32(clamping: resident), to: &out)
+                end()
+            }
             if MonotonicClock.now() &- lastFlush > 5_000_000 { flush() }
         case .token:
             if let token = frame.fields(1)?[0] { tokens.hold(String(decoding: token, as: UTF8.self)) }
@@ -178,6 +187,18 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             message.reset()
         }
         answer(frame.call, verdict, problem)
+    }
+
+    /// Resident memory in MiB, or nil when it cannot be read.
+    private func residentMiB() -> Int? {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        return withUnsafeMutableBytes(of: &bytes) { buffer -> Int? in
+            let count = pread(statm, buffer.baseAddress, buffer.count, 0)
+            guard count > 0 else { return nil }
+            let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
+            guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE))) >> 20
+        }
     }
 
     /// Loads the message a call carries, as the host read it.

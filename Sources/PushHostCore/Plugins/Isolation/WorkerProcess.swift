@@ -154,18 +154,6 @@ final class WorkerProcess: @unchecked Sendable {
         endedPipe.wake()
     }
 
-    /// Resident memory in MiB, from `/proc/PID/statm`; nil when it cannot be read.
-    var residentMiB: Int? {
-        let fd = open("/proc/\(pid)/statm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 128)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let fields = bytes[..<count].split(separator: UInt8(ascii: " "))
-        guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / (1 << 20)
-    }
 }
 
 /// The reader thread of one worker process.

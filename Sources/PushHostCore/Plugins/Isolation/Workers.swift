@@ -102,10 +102,22 @@ package final class Workers {
     /// Sends what was posted, and waits until no worker but `except` has a
     /// UI call under way (restarting workers whose backoff ends meanwhile).
     func settle(except: Worker? = nil) {
-        guard all.contains(where: { $0 !== except && $0.hasUIUnderWay }) else { return }
+        settle { $0 !== except && $0.hasUIUnderWay }
+    }
+
+    /// Sends what was posted, and waits until every call posted returned
+    /// (data calls included): a host event then comes after the data
+    /// stages of the messages before it, as it does in the host.
+    func settleAll() {
+        settle(until: \.hasCallUnderWay)
+    }
+
+    /// Waits while a worker is `busy`, taking what the workers send.
+    private func settle(until busy: (Worker) -> Bool) {
+        guard all.contains(where: busy) else { return }
         flush()
         let heldBefore = held.count
-        while all.contains(where: { $0 !== except && $0.hasUIUnderWay }) {
+        while all.contains(where: busy) {
             var watched = pollfd(fd: inbox.fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&watched, 1, millisecondsToNextRestart())
             take { [unowned self] in held.append(($0, $1, $2, $3)) }
@@ -149,19 +161,14 @@ package final class Workers {
             }
         }
         let now = MonotonicClock.now()
-        for worker in all {
-            worker.restartIfDue(now: now)
-            worker.checkMemory(now: now)
-        }
+        for worker in all { worker.restartIfDue(now: now) }
     }
 
-    /// Milliseconds until a worker is due to start again, or to have its
-    /// memory checked; -1 when none is.
+    /// Milliseconds until a worker is due to start again; -1 when none is.
     func millisecondsToNextRestart() -> Int32 {
         var wait: Int32 = -1
         for worker in all {
             if let at = worker.restartTime { wait = PollWait.sooner(wait, MonotonicClock.milliseconds(until: at)) }
-            if worker.checksMemory { wait = PollWait.sooner(wait, 100) }
         }
         return wait
     }
