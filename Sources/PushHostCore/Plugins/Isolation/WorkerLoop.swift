@@ -197,7 +197,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             guard count > 0 else { return nil }
             let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
             guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
-            return pages * Int(sysconf(Int32(_SC_PAGESIZE))) >> 20
+            return (pages * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 20
         }
     }
 
