@@ -8,6 +8,8 @@ enum WorkerRole: Sendable {
     /// `on_target` and `on_mismatch`, with the plugin's `targets`.
     case foreground
     case token
+    /// `on_action` (ABI 1.1).
+    case action
 }
 
 extension PluginSource {
@@ -16,7 +18,8 @@ extension PluginSource {
     /// - `create PID PPID` from create, `destroy PID` from destroy;
     /// - `HANDLER ID PID PPID` first in every handler call (on_data,
     ///   on_background, on_target, on_mismatch), and `on_token NEW PID PPID
-    ///   PREVIOUS-or-dash`;
+    ///   PREVIOUS-or-dash`, and `on_action ID PID PPID ACTION INPUT-or-NULL`
+    ///   (an action named `segv` crashes it);
     /// - `complete ID PID PPID` from the thread of a `later` answer, just
     ///   before it calls complete;
     /// - `ask ID QUERY=ANSWER` (NULL for a NULL answer) for each query of the
@@ -41,6 +44,7 @@ extension PluginSource {
             prelude = "static const char *const targets[] = {\((targets.map { "\"\($0)\"" } + ["NULL"]).joined(separator: ", "))};"
         }
         if roles.contains(.token) { fields.append(".on_token = on_token") }
+        if roles.contains(.action) { fields.append(".on_action = on_action") }
         return #"""
             #define _DEFAULT_SOURCE
             #include <pushhost.h>
@@ -202,6 +206,12 @@ extension PluginSource {
 
             UNUSED static void on_token(void *p, const char *token, const char *previous) {
                 say(p, "on_token %s %d %d %s", token, (int)getpid(), (int)getppid(), previous ? previous : "-");
+            }
+
+            UNUSED static void on_action(void *p, const ph_message *m, const char *action, const char *input) {
+                worker *self = p;
+                say(self, "on_action %s %d %d %s %s", self->host->message_id(m), (int)getpid(), (int)getppid(), action, input ? input : "NULL");
+                if (strcmp(action, "segv") == 0) *(volatile int *)0 = 1;
             }
 
             \#(prelude)
