@@ -72,6 +72,22 @@ import Testing
         #expect(lines.compactMap(\.ppid).allSatisfy { $0 == run.pid })
     }
 
+    /// A crash in on_token fails that token event only; the token is stored
+    /// all the same, so the next one has it as previous.
+    @Test func aCrashInOnTokenFailsThatEventOnly() throws {
+        let scratch = try Scratch()
+        let run = try scratch.runHost(try scratch.worker([.token, .background]) + ["--isolate", "all"], stdin: ndjson(
+            #"{"pushhost":"token","token":"T1"}"#, #"{"pushhost":"token","token":"segv"}"#,
+            #"{"pushhost":"token","token":"T2"}"#, #"{"message_id":"m1","data":{"ask":"token"}}"#))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["stored", "failed", "stored", "delivered"], "\(run.report)")
+        #expect(run.report[1]["error"] as? String == "plugin worker crashed in on_token: SIGSEGV")
+        let tokens = scratch.workerCalls().filter { $0.kind == "on_token" }.map { "\($0.id) \($0.fields.last ?? "")" }
+        #expect(tokens == ["T1 -", "segv T1", "T2 segv"])
+        #expect(scratch.workerAnswers("m1") == ["token=T2"])
+        #expect(scratch.workerLines().byProcess.count == 2, "\(scratch.workerLines())")
+    }
+
     /// PH_PENDING, then complete from the plugin's own thread in the worker.
     @Test func completeFromAnotherThreadInTheWorker() throws {
         let scratch = try Scratch()

@@ -18,7 +18,7 @@ extension PluginSource {
     /// - `create PID PPID` from create, `destroy PID` from destroy;
     /// - `HANDLER ID PID PPID` first in every handler call (on_data,
     ///   on_background, on_target, on_mismatch), and `on_token NEW PID PPID
-    ///   PREVIOUS-or-dash`, and `on_action ID PID PPID ACTION INPUT-or-NULL`
+    ///   PREVIOUS-or-dash` (a token `segv` crashes it), and `on_action ID PID PPID ACTION INPUT-or-NULL`
     ///   (an action named `segv` crashes it);
     /// - `complete ID PID PPID` from the thread of a `later` answer, just
     ///   before it calls complete;
@@ -206,6 +206,7 @@ extension PluginSource {
 
             UNUSED static void on_token(void *p, const char *token, const char *previous) {
                 say(p, "on_token %s %d %d %s", token, (int)getpid(), (int)getppid(), previous ? previous : "-");
+                if (strcmp(token, "segv") == 0) *(volatile int *)0 = 1;
             }
 
             UNUSED static void on_action(void *p, const ph_message *m, const char *action, const char *input) {
