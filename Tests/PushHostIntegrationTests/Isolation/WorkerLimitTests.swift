@@ -105,6 +105,25 @@ import Testing
         #expect(call.pid != run.pid && call.ppid == run.pid)
     }
 
+    /// An ffi manifest stays in the host: `--isolate NAME` for it says so and
+    /// goes on (no setup error); `--isolate all` isolates the others only.
+    @Test(arguments: [["--isolate", "legacy", "--isolate", "worker"], ["--isolate", "all"]])
+    func anFFIManifestStaysInTheHost(_ flags: [String]) throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.ffi(handlers: [Legacy.background()])
+        let run = try scratch.runHost(try scratch.worker([.background]) + ["--ffi", manifest] + flags, stdin: ndjson(Self.message("m1")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["delivered"], "\(run.stderr)")
+        #expect(run.line("m1")?["ui"] as? [String] == ["worker", "legacy"])
+        #expect(scratch.legacyHandlerCalls.count == 1, "\(scratch.legacyCalls)")
+        if flags.contains("legacy") {
+            #expect(run.stderrLines.contains { $0.hasPrefix("warning ") && $0.contains("legacy") && $0.contains("an ffi manifest")
+                && $0.contains("runs in the host") }, "\(run.stderr)")
+        }
+        let call = try #require(scratch.workerCalls().first)
+        #expect(call.pid != run.pid && call.ppid == run.pid)
+    }
+
     /// `--isolate all` leaves a source in the host, saying so; its records
     /// still reach the isolated plugins.
     @Test func aSourceStaysInTheHost() throws {
