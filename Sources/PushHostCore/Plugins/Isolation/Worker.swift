@@ -19,7 +19,7 @@ import Logging
 /// more than `--worker-crash-limit` times within `--worker-crash-window` is
 /// disabled: its calls fail from then on, and the host goes on.
 final class Worker {
-    enum State {
+    enum Phase {
         case running
         /// Down; started again at this time (monotonic ns).
         case restarting(at: UInt64)
@@ -49,7 +49,7 @@ final class Worker {
     private let workers: Workers
     private let logger: Logger
     private(set) var process: WorkerProcess?
-    @exclusivity(unchecked) private(set) var state = State.running
+    @exclusivity(unchecked) private(set) var phase = Phase.running
     @exclusivity(unchecked) private var out: [UInt8] = []
     @exclusivity(unchecked) private var calls: [Call] = []
     @exclusivity(unchecked) private var head = 0
@@ -134,14 +134,14 @@ final class Worker {
             deliver: { [inbox = workers.inbox, plugin] bytes in inbox.post(.frames(plugin: plugin, process: generation, bytes)) },
             ended: { [inbox = workers.inbox, plugin] status in inbox.post(.ended(plugin: plugin, process: generation, status)) })
         self.process = process
-        state = .running
+        phase = .running
         return offers
     }
 
     // MARK: Posting
 
     private func callData(_ message: OpaquePointer) -> ph_verdict {
-        if case .disabled = state {
+        if case .disabled = phase {
             Message.noteProblem(message, disabledReason)
             return PH_FAILED
         }
@@ -151,7 +151,7 @@ final class Worker {
 
     /// Posts a call (the UI ones return at once; the report waits for them).
     private func post(_ handler: PluginHandler, _ message: OpaquePointer?, _ first: String? = nil, _ second: String? = nil) {
-        if case .disabled = state {
+        if case .disabled = phase {
             if let message { Message.noteProblem(message, disabledReason) }
             return
         }
@@ -163,7 +163,7 @@ final class Worker {
             lastUI = call.id
             workers.notePostedUI(self, call: call.id)
         }
-        guard case .running = state, let process else { return }
+        guard case .running = phase, let process else { return }
         encode(call)
         process.notePosted()
         if out.count >= 1 << 16 { flush() }
@@ -199,14 +199,14 @@ final class Worker {
 
     /// Tells the worker the current token changed.
     func tokenChanged(to token: String) {
-        guard case .running = state else { return }
+        guard case .running = phase else { return }
         WorkerFrame.append(.token, to: &out) { appendText(token, &$0) }
     }
 
     /// Sends what was posted.
     func flush() {
         guard !out.isEmpty, let process else { return }
-        if case .stopped = state { return }
+        if case .stopped = phase { return }
         _ = out.withUnsafeBytes { process.write($0) }
         out.removeAll(keepingCapacity: true)
     }
@@ -240,7 +240,7 @@ final class Worker {
                     }
                 case .recycling:
                     logger.notice("plugin \(name): its worker uses \(frame.number) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
-                    state = .recycling
+                    phase = .recycling
                 case .completed:
                     guard let address = pending.removeValue(forKey: frame.call) else { return }
                     verdicts(address, ph_verdict(rawValue: UInt32(bitPattern: frame.number)), name, nil)
@@ -273,9 +273,9 @@ final class Worker {
     func ended(_ status: Int32, verdicts: Workers.VerdictTaker) {
         let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
         process = nil
-        if case .stopped = state { return }
+        if case .stopped = phase { return }
         let exitedCleanly = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
-        if case .recycling = state, exitedCleanly {
+        if case .recycling = phase, exitedCleanly {
             restart()
             return
         }
@@ -304,7 +304,7 @@ final class Worker {
         let what = timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)"
         if crashes.count > launch.crashLimit {
             logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
-            state = .disabled
+            phase = .disabled
             while head < calls.count {
                 fail(calls[head], disabledReason, verdicts: verdicts)
                 advance()
@@ -315,7 +315,7 @@ final class Worker {
         let backoff = min(0.1 * Double(1 << min(inARow - 1, 6)), 5)
         logger.error("plugin \(name) \(what); restarting its worker in \(backoff)s (crash \(crashes.count) of --worker-crash-limit \(launch.crashLimit) within \(launch.crashWindow)s)")
         compact()
-        state = .restarting(at: now &+ UInt64(backoff * 1e9))
+        phase = .restarting(at: now &+ UInt64(backoff * 1e9))
     }
 
     /// Why the calls of a disabled plugin fail.
@@ -335,7 +335,7 @@ final class Worker {
     /// Starts the worker again when its backoff is over, and sends it the
     /// calls that were waiting.
     func restartIfDue(now: UInt64) {
-        guard case .restarting(let at) = state, at <= now else { return }
+        guard case .restarting(let at) = phase, at <= now else { return }
         restart()
     }
 
@@ -344,7 +344,7 @@ final class Worker {
             _ = try start()
         } catch {
             logger.error("plugin \(name): its worker did not start again: \(error)")
-            state = .restarting(at: MonotonicClock.now() &+ 1_000_000_000)
+            phase = .restarting(at: MonotonicClock.now() &+ 1_000_000_000)
             return
         }
         for call in calls[head...] {
@@ -356,7 +356,7 @@ final class Worker {
 
     /// When the backoff ends (monotonic ns), or nil.
     var restartTime: UInt64? {
-        if case .restarting(let at) = state { return at }
+        if case .restarting(let at) = phase { return at }
         return nil
     }
 
@@ -365,17 +365,17 @@ final class Worker {
     /// Calls `destroy` in the worker (after the calls sent) and waits for it
     /// to end, `--stop-timeout` at most.
     func stop() {
-        if case .running = state, let process {
+        if case .running = phase, let process {
             WorkerFrame.append(.destroy, to: &out)
             flush()
-            state = .stopped
+            phase = .stopped
             if process.waitForEnd(timeout: max(launch.stopTimeout, 1)) == nil {
                 logger.error("plugin \(name): its worker did not end within --stop-timeout \(launch.stopTimeout)s after destroy; killed")
                 kill(process.pid, SIGKILL)
                 _ = process.waitForEnd(timeout: 5)
             }
         }
-        state = .stopped
+        phase = .stopped
     }
 
     /// `SIGSEGV`, or `exit status 3`.

@@ -6,15 +6,15 @@ import Glibc
 /// to one `write` (a batch), each `[u32 length][u8 kind][u8 handler][u16 0]
 /// [u64 call][i32 number][payload]`, the length counting what follows it.
 ///
-/// Host to worker: ``Kind/call`` (a handler call: the message's normalized
+/// Host to worker: ``FrameKind/call`` (a handler call: the message's normalized
 /// JSON, or the token and previous token, or the action and its input),
-/// ``Kind/token`` (the current token changed), ``Kind/destroy`` (call
-/// `destroy` and exit). Worker to host: ``Kind/ready`` (created; the number
-/// says which extensions the plugin offers), ``Kind/returned`` (a call
-/// returned, with its verdict and any problem), ``Kind/completed`` (a
-/// pending verdict came through `complete`), ``Kind/recycling``.
+/// ``FrameKind/token`` (the current token changed), ``FrameKind/destroy`` (call
+/// `destroy` and exit). Worker to host: ``FrameKind/ready`` (created; the number
+/// says which extensions the plugin offers), ``FrameKind/returned`` (a call
+/// returned, with its verdict and any problem), ``FrameKind/completed`` (a
+/// pending verdict came through `complete`), ``FrameKind/recycling``.
 enum WorkerFrame {
-    enum Kind: UInt8 {
+    enum FrameKind: UInt8 {
         case call = 1
         case token
         case destroy
@@ -29,13 +29,13 @@ enum WorkerFrame {
     /// Bytes before the payload, the length included.
     static let headerSize = 20
 
-    /// Bits of a ``Kind/ready`` frame's number: the extensions that keep a plugin in the host.
+    /// Bits of a ``FrameKind/ready`` frame's number: the extensions that keep a plugin in the host.
     static let offersInterceptor: Int32 = 1
     static let offersSource: Int32 = 2
 
     /// Appends a frame whose payload `payload` writes.
     static func append(
-        _ kind: Kind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout [UInt8],
+        _ kind: FrameKind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout [UInt8],
         payload: (inout [UInt8]) -> Void = { _ in }
     ) {
         let start = buffer.count
@@ -70,7 +70,7 @@ enum WorkerFrame {
 
     /// One frame, read from a batch.
     struct Frame {
-        let kind: Kind
+        let kind: FrameKind
         let handler: UInt8
         let call: UInt64
         let number: Int32
@@ -101,7 +101,7 @@ enum WorkerFrame {
             let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             guard length >= headerSize - 4 else { return nil }
             guard bytes.count - offset - 4 >= length else { break }
-            guard let kind = Kind(rawValue: bytes[offset + 4]) else { return nil }
+            guard let kind = FrameKind(rawValue: bytes[offset + 4]) else { return nil }
             body(Frame(
                 kind: kind, handler: bytes[offset + 5],
                 call: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)),

@@ -21,7 +21,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let instance: PluginInstance
     private let tokens: TokenStore
     private let logger: Logger
-    private let completions = Inbox<Completion>()
+    private let completions = Inbox<CompleteCall>()
     private var message = MessagePool.take()
     private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
     private let platform: Platform?
@@ -38,7 +38,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private var lastFlush: UInt64 = 0
 
     /// A `complete` call, from the plugin's thread.
-    private struct Completion: Sendable {
+    private struct CompleteCall: Sendable {
         let address: UInt
         let verdict: ph_verdict
         let plugin: String
@@ -49,6 +49,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
         host: pid_t, logger: Logger
     ) {
+        Self.closeInherited()
         self.memoryLimit = memoryLimit
         statm = memoryLimit > 0 ? open("/proc/self/statm", O_RDONLY | O_CLOEXEC) : -1
         self.platform = platform
@@ -88,6 +89,14 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
         let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
         _ = unsafeBitCast(symbol, to: Prctl.self)(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
+    }
+
+    /// Closes every descriptor the host had open without close-on-exec
+    /// (its report, its spool), keeping 0 to 4: the plugin gets none of them.
+    private static func closeInherited() {
+        typealias Closefrom = @convention(c) (Int32) -> Void
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "closefrom") else { return }
+        unsafeBitCast(symbol, to: Closefrom.self)(ringFD + 1)
     }
 
     /// Says the plugin is created, then serves calls; never returns.

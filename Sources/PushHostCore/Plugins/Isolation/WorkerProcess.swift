@@ -57,7 +57,8 @@ final class WorkerProcess: @unchecked Sendable {
         environment.append(nil)
         defer { environment.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, environment)
+        // This very binary, even when a newer one replaced it on disk meanwhile.
+        let status = posix_spawn(&child, "/proc/self/exe", &actions, nil, argv, environment)
         close(pair[1])
         guard status == 0 else {
             close(pair[0])
@@ -73,7 +74,7 @@ final class WorkerProcess: @unchecked Sendable {
         endedPipe.close()
     }
 
-    /// Reads the worker's first frame (``WorkerFrame/Kind/ready``), waiting
+    /// Reads the worker's first frame (``WorkerFrame/FrameKind/ready``), waiting
     /// up to `timeout` seconds (0: no limit); nil when it ended or said
     /// something else first.
     func awaitReady(timeout: Double) -> Int32? {
