@@ -36,7 +36,7 @@ import Testing
     func aFaultFailsOnlyItsMessage(_ fault: Case) throws {
         let scratch = try Scratch()
         // A data plugin is also the background plugin, so its messages are delivered.
-        let roles: Set<WorkerRole> = fault.handler == "on_data" ? [.data, .background] : [.background]
+        let roles: Set<ProbeRole> = fault.handler == "on_data" ? [.data, .background] : [.background]
         let run = try scratch.runHost(
             try scratch.worker(roles) + ["--isolate", "all"] + fault.flags,
             stdin: Self.input.replacingOccurrences(of: "FAULT", with: fault.fault))

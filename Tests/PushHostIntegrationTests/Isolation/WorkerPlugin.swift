@@ -1,19 +1,8 @@
 import Foundation
 
-/// A role the worker plugin can play; only the handlers of the roles asked
-/// for are filled in its descriptor.
-enum WorkerRole: Sendable {
-    case data
-    case background
-    /// `on_target` and `on_mismatch`, with the plugin's `targets`.
-    case foreground
-    case token
-    /// `on_action` (ABI 1.1).
-    case action
-}
-
 extension PluginSource {
-    /// A plugin named `name` for `--isolate` tests. Every line it writes goes
+    /// A plugin named `name` for `--isolate` tests, with the handlers of the
+    /// data, background, foreground, token and action roles among `roles`. Every line it writes goes
     /// to the file at its `log` setting, whole and flushed at once:
     /// - `create PID PPID` from create, `destroy PID` from destroy;
     /// - `HANDLER ID PID PPID` first in every handler call (on_data,
@@ -34,16 +23,8 @@ extension PluginSource {
     /// malloc'd, written and kept), `fail` (PH_FAILED); on_data alone also
     /// knows `pending` (PH_PENDING, never completed) and `later` (PH_PENDING,
     /// then PH_CONTINUE from another thread about 50 ms later).
-    static func worker(name: String, roles: Set<WorkerRole>, targets: [String] = []) -> String {
-        var fields = [".create = create", ".destroy = destroy"]
-        var prelude = ""
-        if roles.contains(.data) { fields.append(".on_data = on_data") }
-        if roles.contains(.background) { fields.append(".on_background = on_background") }
-        if roles.contains(.foreground) {
-            fields += [".on_target = on_target", ".on_mismatch = on_mismatch", ".targets = targets"]
-            prelude = "static const char *const targets[] = {\((targets.map { "\"\($0)\"" } + ["NULL"]).joined(separator: ", "))};"
-        }
-        if roles.contains(.token) { fields.append(".on_token = on_token") }
+    static func worker(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
+        var (fields, prelude) = descriptorFields(roles: roles, targets: targets)
         if roles.contains(.action) { fields.append(".on_action = on_action") }
         return #"""
             #define _DEFAULT_SOURCE
@@ -271,7 +252,7 @@ extension Scratch {
     /// `name.json`) and returns the `run` arguments that load it, with its
     /// `log` at `name.log` unless `settings` says otherwise.
     func worker(
-        _ name: String, _ roles: Set<WorkerRole>, targets: [String] = [], settings: [String: String] = [:]
+        _ name: String, _ roles: Set<ProbeRole>, targets: [String] = [], settings: [String: String] = [:]
     ) throws -> [String] {
         let path = try plugin(name + ".so", PluginSource.worker(name: name, roles: roles, targets: targets))
         var all = settings
@@ -280,7 +261,7 @@ extension Scratch {
     }
 
     /// The worker plugin named `worker`, as above.
-    func worker(_ roles: Set<WorkerRole>, targets: [String] = [], settings: [String: String] = [:]) throws -> [String] {
+    func worker(_ roles: Set<ProbeRole>, targets: [String] = [], settings: [String: String] = [:]) throws -> [String] {
         try worker("worker", roles, targets: targets, settings: settings)
     }
 

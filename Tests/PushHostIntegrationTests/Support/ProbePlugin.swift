@@ -52,6 +52,23 @@ extension PluginSource {
     ///   (a `stop` with `PH_CONTINUE`, which is no stop verdict).
     /// - `set`: `PATH=JSON` (or `PATH` alone to remove) for `set` during the
     ///   call; `set_later`: the same, from the thread of a held turn.
+    /// The descriptor's fields for `create`, `destroy` and the handlers of
+    /// the data, background, foreground (with `targets`, declared in the
+    /// prelude) and token roles among `roles`.
+    static func descriptorFields(roles: Set<ProbeRole>, targets: [String]) -> (fields: [String], prelude: String) {
+        var fields = [".create = create", ".destroy = destroy"]
+        var prelude = ""
+        if roles.contains(.data) { fields.append(".on_data = on_data") }
+        if roles.contains(.background) { fields.append(".on_background = on_background") }
+        if roles.contains(.foreground) {
+            fields += [".on_target = on_target", ".on_mismatch = on_mismatch", ".targets = targets"]
+            let list = targets.map { "\"\($0)\"" } + ["NULL"]
+            prelude = "static const char *const targets[] = {\(list.joined(separator: ", "))};"
+        }
+        if roles.contains(.token) { fields.append(".on_token = on_token") }
+        return (fields, prelude)
+    }
+
     static func probe(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
         let interceptorCode = #"""
             /* The `set` edit in `spec` (PATH=JSON, or PATH to remove) through link; its answer. */
@@ -166,16 +183,7 @@ extension PluginSource {
             }
 
             """#
-        var fields = [".create = create", ".destroy = destroy"]
-        var prelude = ""
-        if roles.contains(.data) { fields.append(".on_data = on_data") }
-        if roles.contains(.background) { fields.append(".on_background = on_background") }
-        if roles.contains(.foreground) {
-            fields += [".on_target = on_target", ".on_mismatch = on_mismatch", ".targets = targets"]
-            let list = targets.map { "\"\($0)\"" } + ["NULL"]
-            prelude = "static const char *const targets[] = {\(list.joined(separator: ", "))};"
-        }
-        if roles.contains(.token) { fields.append(".on_token = on_token") }
+        var (fields, prelude) = descriptorFields(roles: roles, targets: targets)
         if roles.contains(.action) { fields.append(".on_action = on_action") }
         if roles.contains(.interceptor) { fields.append(".get_extension = get_extension") }
         return #"""
