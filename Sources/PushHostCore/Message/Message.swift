@@ -52,6 +52,10 @@ package final class Message: @unchecked Sendable {
     /// Why a handler could not take the message (see `noteProblem`); nil
     /// for nearly every message.
     private(set) var problem: String?
+    /// A load put off until an accessor needs the message (in a worker,
+    /// whose plugin may read nothing of it), and whether there is one.
+    private let deferredLoad = Mutex<DeferredLoad?>(nil)
+    private let hasDeferredLoad = Atomic(false)
 
     /// A message with a handle of its own.
     package init() {
@@ -176,8 +180,37 @@ package final class Message: @unchecked Sendable {
         owned = (bytes, tokens)
     }
 
+    /// Puts off `load` (a `load` of this message) until an accessor, or
+    /// `loadIfDeferred()`, needs the message; `reset()` drops it.
+    func deferLoad(_ load: @escaping () -> Void) {
+        let deferred = DeferredLoad(run: load)
+        deferredLoad.withLock { $0 = deferred }
+        hasDeferredLoad.store(true, ordering: .releasing)
+    }
+
+    /// Runs the load put off, once, whichever thread asks first.
+    func loadIfDeferred() {
+        guard hasDeferredLoad.load(ordering: .acquiring) else { return }
+        deferredLoad.withLock { load in
+            guard let pending = load else { return }
+            load = nil
+            pending.run()
+            hasDeferredLoad.store(false, ordering: .releasing)
+        }
+    }
+
+    /// A load put off: its closure reads bytes that the thread that put it
+    /// off keeps until the message is reset.
+    private struct DeferredLoad: @unchecked Sendable {
+        let run: () -> Void
+    }
+
     /// Frees what the message handed out or copied; it may be loaded again.
     package func reset() {
+        if hasDeferredLoad.load(ordering: .acquiring) {
+            deferredLoad.withLock { $0 = nil }
+            hasDeferredLoad.store(false, ordering: .relaxed)
+        }
         if handedOutAny.load(ordering: .acquiring) {
             strings.withLock { $0.reset() }
             handedOutAny.store(false, ordering: .relaxed)
@@ -266,7 +299,8 @@ package final class Message: @unchecked Sendable {
         // Never freed (see the type), so locking it is safe even if it moved
         // on; and never released meanwhile, so no reference count is taken.
         return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
-            message.strings.withLock { handed in
+            if message.hasDeferredLoad.load(ordering: .acquiring) { message.loadIfDeferred() }
+            return message.strings.withLock { handed in
                 guard message.handle == slot else { return nil }
                 if !message.handedOutAny.load(ordering: .relaxed) { message.handedOutAny.store(true, ordering: .releasing) }
                 return body(message, &handed)
@@ -282,6 +316,11 @@ package final class Message: @unchecked Sendable {
     func takeProblem() -> String? {
         defer { if problem != nil { problem = nil } }
         return problem
+    }
+
+    /// Notes `problem` on this message (see `noteProblem`), from the thread that loads it.
+    func notePlainProblem(_ problem: String) {
+        self.problem = self.problem.map { $0 + "; " + problem } ?? problem
     }
 
     static func noteProblem(_ opaque: OpaquePointer, _ problem: String) {

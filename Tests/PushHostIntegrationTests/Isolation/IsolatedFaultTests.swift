@@ -115,6 +115,23 @@ import Testing
         #expect(inHost.allSatisfy { $0.pid == run.pid }, "host \(run.pid): \(inHost)")
     }
 
+    /// The calls a worker answered in the batch before the one that crashed
+    /// keep their answers (they are in the shared ring before the crash):
+    /// of 400 messages in one go, only the crashing one fails, and the
+    /// worker saw each of the others once.
+    @Test func aCrashLosesNoAnswerGivenBeforeIt() throws {
+        let scratch = try Scratch()
+        var input = messages("m", 400)
+        input[299] = #"{"message_id":"m300","data":{"fault":"segv"}}"#
+        let run = try scratch.runHost(try scratch.worker([.data]) + ["--isolate", "all"], stdin: ndjson(input))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.report.count == 400)
+        let failed = run.report.filter { $0["status"] as? String == "failed" }.map { $0["id"] as? String }
+        #expect(failed == ["m300"], "\(run.stderr)")
+        let calls = scratch.workerCalls().map(\.call).filter { $0.hasPrefix("on_data") }
+        #expect(calls.count == 400, "each message once, the crashing one included: \(calls.count)")
+    }
+
     /// `--worker-memory 64`: a worker that leaks 4 MiB a call is replaced
     /// between calls, each old one destroyed first; no message fails.
     @Test func aLeakingWorkerIsReplacedWithoutFailingAnyMessage() throws {

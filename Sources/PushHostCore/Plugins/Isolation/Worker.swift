@@ -228,7 +228,8 @@ final class Worker {
                     guard head < calls.count, calls[head].id == frame.call else { return }
                     let call = calls[head]
                     advance()
-                    let problem = frame.payload.isEmpty ? nil : frame.fields(1)?.first.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
+                    var fields = frame.fields
+                    let problem = (fields.next() ?? nil).map { String(decoding: $0, as: UTF8.self) }
                     if call.handler == .onData {
                         if UInt32(bitPattern: frame.number) == PH_PENDING.rawValue {
                             pending[call.id] = call.address

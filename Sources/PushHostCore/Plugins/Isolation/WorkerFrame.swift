@@ -76,20 +76,24 @@ enum WorkerFrame {
         let number: Int32
         let payload: UnsafeRawBufferPointer
 
-        /// The payload's fields in order, each nil for NULL; nil when they do not fit.
-        func fields(_ count: Int) -> [UnsafeRawBufferPointer?]? {
-            var fields: [UnsafeRawBufferPointer?] = []
-            var offset = 0
-            for _ in 0..<count {
-                guard offset + 4 <= payload.count else { return nil }
-                let length = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-                offset += 4
-                if length == .max { fields.append(nil); continue }
-                guard offset + Int(length) <= payload.count else { return nil }
-                fields.append(UnsafeRawBufferPointer(rebasing: payload[offset..<offset + Int(length)]))
-                offset += Int(length)
-            }
-            return fields
+        /// The payload's fields in order, without copying them.
+        var fields: Fields { Fields(payload: payload) }
+    }
+
+    /// Reads a frame's fields one after the other.
+    struct Fields {
+        let payload: UnsafeRawBufferPointer
+        var offset = 0
+
+        /// The next field, `.some(nil)` for NULL; nil when none fits.
+        mutating func next() -> UnsafeRawBufferPointer?? {
+            guard offset + 4 <= payload.count else { return nil }
+            let length = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            offset += 4
+            if length == .max { return .some(nil) }
+            guard offset + Int(length) <= payload.count else { return nil }
+            defer { offset += Int(length) }
+            return .some(UnsafeRawBufferPointer(rebasing: payload[offset..<offset + Int(length)]))
         }
     }
 

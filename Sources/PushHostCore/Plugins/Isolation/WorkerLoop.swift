@@ -150,7 +150,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             }
             if MonotonicClock.now() &- lastFlush > 5_000_000 { flush() }
         case .token:
-            if let token = frame.fields(1)?[0] { tokens.hold(String(decoding: token, as: UTF8.self)) }
+            var fields = frame.fields
+            if let token = fields.next(), let token { tokens.hold(String(decoding: token, as: UTF8.self)) }
         case .destroy:
             end()
         default:
@@ -162,19 +163,26 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private func call(_ handler: PluginHandler, _ frame: WorkerFrame.Frame) {
         let raw = instance.descriptor.raw
         let state = instance.state
+        var fields = frame.fields
         if handler == .onToken {
-            guard let fields = frame.fields(2), let token = fields[0] else { return answer(frame.call, PH_FAILED, "a token call without a token") }
+            guard let token = fields.next(), let token, let previous = fields.next() else {
+                return answer(frame.call, PH_FAILED, "a token call without a token")
+            }
             tokens.hold(String(decoding: token, as: UTF8.self))
-            withCString(token) { token in withCString(fields[1]) { previous in raw.on_token?(state, token!, previous) } }
+            withCString(token) { token in withCString(previous) { previous in raw.on_token?(state, token!, previous) } }
             return answer(frame.call, PH_CONTINUE, nil)
         }
-        guard let fields = frame.fields(handler == .onAction ? 4 : 2) else { return answer(frame.call, PH_FAILED, "a call without its message") }
+        guard let source = fields.next(), let record = fields.next() else { return answer(frame.call, PH_FAILED, "a call without its message") }
         // Its message went away on the host (its data verdict expired): nothing to do.
-        guard let source = fields[0], let record = fields[1] else { return answer(frame.call, PH_FAILED, nil) }
-        do {
-            try load(record, normalized: frame.number == 1, source: source)
-        } catch {
-            return answer(frame.call, PH_FAILED, "the message did not read in the worker: \(error)")
+        guard let source, let record, let recordSource = RecordSource(field: source) else { return answer(frame.call, PH_FAILED, nil) }
+        // Read only when the plugin asks for something of it.
+        let normalized = frame.number == 1
+        message.deferLoad { [unowned self, message] in
+            do {
+                try load(record, normalized: normalized, source: recordSource, into: message)
+            } catch {
+                message.notePlainProblem("the message did not read in the worker: \(error)")
+            }
         }
         let opaque = message.opaque
         var verdict = PH_CONTINUE
@@ -184,11 +192,15 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         case .onTarget: raw.on_target?(state, opaque)
         case .onMismatch: raw.on_mismatch?(state, opaque)
         case .onAction:
-            withCString(fields[2]) { action in withCString(fields[3]) { input in raw.on_action?(state, opaque, action!, input) } }
+            let action = fields.next() ?? nil
+            let input = fields.next() ?? nil
+            withCString(action) { action in withCString(input) { input in raw.on_action?(state, opaque, action!, input) } }
         default: break
         }
         let problem = message.takeProblem()
         if handler == .onData && verdict == PH_PENDING {
+            // Its plugin may read it later, from any thread: it is read now, and kept.
+            message.loadIfDeferred()
             message.detach()
             pending[message.handleAddress] = (frame.call, message)
             message = MessagePool.take()
@@ -210,9 +222,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         }
     }
 
-    /// Loads the message a call carries, as the host read it.
-    private func load(_ record: UnsafeRawBufferPointer, normalized: Bool, source field: UnsafeRawBufferPointer) throws(JSONError) {
-        guard let source = RecordSource(field: field) else { throw JSONError(offset: 0, reason: "not a source") }
+    /// Loads into `message` the record a call carries, as the host read it.
+    private func load(_ record: UnsafeRawBufferPointer, normalized: Bool, source: RecordSource, into message: Message) throws(JSONError) {
         let document = try reader.parse(record)
         if normalized {
             message.load(normalized: document, source: source)

@@ -58,7 +58,8 @@ final class WorkerProcess: @unchecked Sendable {
         defer { environment.forEach { free($0) } }
         var child: pid_t = 0
         // This very binary, even when a newer one replaced it on disk meanwhile.
-        let status = posix_spawn(&child, "/proc/self/exe", &actions, nil, argv, environment)
+        let path = executable.hasSuffix(" (deleted)") ? "/proc/self/exe" : executable
+        let status = posix_spawn(&child, path, &actions, nil, argv, environment)
         close(pair[1])
         guard status == 0 else {
             close(pair[0])
