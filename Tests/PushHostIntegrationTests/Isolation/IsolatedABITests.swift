@@ -72,6 +72,22 @@ import Testing
         #expect(lines.compactMap(\.ppid).allSatisfy { $0 == run.pid })
     }
 
+    /// A crash in on_token fails that token event only; the token is stored
+    /// all the same, so the next one has it as previous.
+    @Test func aCrashInOnTokenFailsThatEventOnly() throws {
+        let scratch = try Scratch()
+        let run = try scratch.runHost(try scratch.worker([.token, .background]) + ["--isolate", "all"], stdin: ndjson(
+            #"{"pushhost":"token","token":"T1"}"#, #"{"pushhost":"token","token":"segv"}"#,
+            #"{"pushhost":"token","token":"T2"}"#, #"{"message_id":"m1","data":{"ask":"token"}}"#))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["stored", "failed", "stored", "delivered"], "\(run.report)")
+        #expect(run.report[1]["error"] as? String == "plugin worker crashed in on_token: SIGSEGV")
+        let tokens = scratch.workerCalls().filter { $0.kind == "on_token" }.map { "\($0.id) \($0.fields.last ?? "")" }
+        #expect(tokens == ["T1 -", "segv T1", "T2 segv"])
+        #expect(scratch.workerAnswers("m1") == ["token=T2"])
+        #expect(scratch.workerLines().byProcess.count == 2, "\(scratch.workerLines())")
+    }
+
     /// PH_PENDING, then complete from the plugin's own thread in the worker.
     @Test func completeFromAnotherThreadInTheWorker() throws {
         let scratch = try Scratch()
@@ -117,5 +133,28 @@ import Testing
         #expect(calls.allSatisfy { $0.pid != run.pid && $0.ppid == run.pid })
         // Three workers: the first crashed at m3, the second at m4.
         #expect(scratch.workerLines().byProcess.map { $0.lines.filter(\.isCall).map(\.id) } == [["m1", "m2", "m3"], ["m4"], ["m5"]])
+    }
+
+    /// on_action in a worker gets the action and its input; a crash in it
+    /// fails that action only.
+    @Test func actionsReachAnIsolatedScreen() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.worker([.foreground, .action], targets: ["a"])
+        let offered = #"[{"id":"open","title":"Open"},{"id":"segv","title":"Crash"},{"id":"reply","title":"Reply","input":true}]"#
+        func action(_ name: String, _ input: String = "") -> String {
+            #"{"pushhost":"action","id":"m1","action":"\#(name)"\#(input.isEmpty ? "" : #","input":"\#(input)""#)}"#
+        }
+        let run = try scratch.runHost(plugins + ["--isolate", "all", "--foreground", "worker"], stdin: ndjson(
+            #"{"message_id":"m1","notification":{"title":"Jam","actions":\#(offered)},"data":{"rx_gcm_key_target":"a"}}"#,
+            action("open"), action("segv"), action("reply", "on my way"), action("tap")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["delivered", "delivered", "failed", "delivered", "delivered"], "\(run.report)")
+        #expect(run.report[2]["error"] as? String == "plugin worker crashed in on_action: SIGSEGV")
+        #expect(run.report[3]["ui"] as? [String] == ["worker"])
+        let calls = scratch.workerCalls().map { $0.fields.count > 4 ? "\($0.call) \($0.fields[4...].joined(separator: " "))" : $0.call }
+        #expect(calls == ["on_target m1", "on_action m1 open NULL", "on_action m1 segv NULL", "on_action m1 reply on my way", "on_action m1 tap NULL"])
+        let workers = scratch.workerLines().byProcess
+        #expect(workers.map { $0.lines.filter(\.isCall).count } == [3, 2], "\(scratch.workerLines())")
+        #expect(workers.allSatisfy { $0.pid != run.pid })
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// The limits and the setup of `--isolate`: a worker that crashes too often
-/// disables its plugin, a name that is no plugin is a setup error,
-/// interceptors stay in the host, and the report keeps input order.
+/// The limits of `--isolate`: a worker that crashes too often disables its
+/// plugin, a name that is no plugin is a setup error, and the report keeps
+/// input order with isolated and in-host plugins mixed.
 @Suite struct WorkerLimitTests {
     static func message(_ id: String, _ data: String = "") -> String {
         #"{"message_id":"\#(id)","data":{\#(data)}}"#
@@ -91,20 +91,6 @@ import Testing
         #expect(scratch.workerCalls().map(\.call) == ["on_background m1"])
     }
 
-    /// `--isolate all` leaves an interceptor in the host, saying so.
-    @Test func anInterceptorStaysInTheHost() throws {
-        let scratch = try Scratch()
-        let plugins = try scratch.probe("icept", [.interceptor]) + scratch.worker([.background])
-        let run = try scratch.runHost(plugins + ["--isolate", "all"], stdin: ndjson(Self.message("m1")))
-        #expect(run.exit == .status(0), "\(run.stderr)")
-        #expect(run.stderrLines.contains { $0.hasPrefix("warning ") &&
-            $0.contains("plugin icept offers ph.interceptor/1, which runs in the host: --isolate does not apply to it") }, "\(run.stderr)")
-        #expect(run.statuses == ["delivered"])
-        #expect(scratch.probeCalls() == ["icept intercept m1", "icept outcome m1"])
-        let call = try #require(scratch.workerCalls().first)
-        #expect(call.pid != run.pid && call.ppid == run.pid)
-    }
-
     /// Report lines keep input order with isolated and in-host plugins mixed,
     /// answers that come late from worker threads, slow isolated calls, a
     /// host event and a bad line; UI calls keep message order across processes.
@@ -129,14 +115,13 @@ import Testing
         #expect(run.report[21]["status"] as? String == "rejected")
         let messages = run.report.filter { $0["id"] is String }
         #expect(messages.allSatisfy { $0["status"] as? String == "delivered" && $0["ui"] as? [String] == ["iso", "inhost"] }, "\(run.stderr)")
-        // Both background plugins append to one file: message by message, the
-        // UI calls of one before any of the next, and within a message in load
-        // order: iso in its worker first (even when it is slow), then inhost.
-        let calls = scratch.workerCalls(log: "shared.log")
-        #expect(calls.map(\.id) == ids.flatMap { [$0, $0] }, "\(calls)")
-        for pair in stride(from: 0, to: calls.count - 1, by: 2) {
-            #expect(calls[pair].pid != run.pid && calls[pair + 1].pid == run.pid, "\(calls[pair]), \(calls[pair + 1])")
-        }
+        // Both background plugins append to one file: message by message (the UI
+        // calls of one before any of the next), in load order: iso (its worker), then inhost.
+        let calls = scratch.workerCalls(log: "shared.log").map { "\($0.call) \($0.pid == run.pid ? "host" : "worker")" }
+        #expect(calls == ids.flatMap { ["on_background \($0) worker", "on_background \($0) host"] })
         #expect(scratch.workerCalls("gate").allSatisfy { $0.pid != run.pid && $0.ppid == run.pid })
+        // At the end the workers destroy their plugins first, then the host its own.
+        let ends = scratch.workerLines(log: "shared.log").filter { $0.kind == "destroy" }
+        #expect(ends.map { $0.pid == run.pid } == [false, true], "\(ends)")
     }
 }

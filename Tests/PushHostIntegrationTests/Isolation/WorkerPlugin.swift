@@ -2,12 +2,13 @@ import Foundation
 
 extension PluginSource {
     /// A plugin named `name` for `--isolate` tests, with the handlers of the
-    /// data, background, foreground and token roles among `roles`. Every line it writes goes
+    /// data, background, foreground, token and action roles among `roles`. Every line it writes goes
     /// to the file at its `log` setting, whole and flushed at once:
     /// - `create PID PPID` from create, `destroy PID` from destroy;
     /// - `HANDLER ID PID PPID` first in every handler call (on_data,
     ///   on_background, on_target, on_mismatch), and `on_token NEW PID PPID
-    ///   PREVIOUS-or-dash`;
+    ///   PREVIOUS-or-dash` (a token `segv` crashes it), and `on_action ID PID PPID ACTION INPUT-or-NULL`
+    ///   (an action named `segv` crashes it);
     /// - `complete ID PID PPID` from the thread of a `later` answer, just
     ///   before it calls complete;
     /// - `ask ID QUERY=ANSWER` (NULL for a NULL answer) for each query of the
@@ -23,7 +24,8 @@ extension PluginSource {
     /// knows `pending` (PH_PENDING, never completed) and `later` (PH_PENDING,
     /// then PH_CONTINUE from another thread about 50 ms later).
     static func worker(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
-        let (fields, prelude) = descriptorFields(roles: roles, targets: targets)
+        var (fields, prelude) = descriptorFields(roles: roles, targets: targets)
+        if roles.contains(.action) { fields.append(".on_action = on_action") }
         return #"""
             #define _DEFAULT_SOURCE
             #include <pushhost.h>
@@ -185,6 +187,13 @@ extension PluginSource {
 
             UNUSED static void on_token(void *p, const char *token, const char *previous) {
                 say(p, "on_token %s %d %d %s", token, (int)getpid(), (int)getppid(), previous ? previous : "-");
+                if (strcmp(token, "segv") == 0) *(volatile int *)0 = 1;
+            }
+
+            UNUSED static void on_action(void *p, const ph_message *m, const char *action, const char *input) {
+                worker *self = p;
+                say(self, "on_action %s %d %d %s %s", self->host->message_id(m), (int)getpid(), (int)getppid(), action, input ? input : "NULL");
+                if (strcmp(action, "segv") == 0) *(volatile int *)0 = 1;
             }
 
             \#(prelude)

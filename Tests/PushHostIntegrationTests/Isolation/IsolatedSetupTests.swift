@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// What `--isolate` leaves in the host, saying so: interceptors, sources and
+/// ffi manifests; the other plugins still go to workers.
+@Suite struct IsolatedSetupTests {
+    static func message(_ id: String) -> String {
+        #"{"message_id":"\#(id)","data":{}}"#
+    }
+
+    /// `--isolate all` leaves an interceptor in the host, saying so.
+    @Test func anInterceptorStaysInTheHost() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.probe("icept", [.interceptor]) + scratch.worker([.background])
+        let run = try scratch.runHost(plugins + ["--isolate", "all"], stdin: ndjson(Self.message("m1")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.stderrLines.contains { $0.hasPrefix("warning ") &&
+            $0.contains("plugin icept offers ph.interceptor/1, which runs in the host: --isolate does not apply to it") }, "\(run.stderr)")
+        #expect(run.statuses == ["delivered"])
+        #expect(scratch.probeCalls() == ["icept intercept m1", "icept outcome m1"])
+        let call = try #require(scratch.workerCalls().first)
+        #expect(call.pid != run.pid && call.ppid == run.pid)
+    }
+
+    /// An ffi manifest stays in the host: `--isolate NAME` for it says so and
+    /// goes on (no setup error); `--isolate all` isolates the others only.
+    @Test(arguments: [["--isolate", "legacy", "--isolate", "worker"], ["--isolate", "all"]])
+    func anFFIManifestStaysInTheHost(_ flags: [String]) throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.ffi(handlers: [Legacy.background()])
+        let run = try scratch.runHost(try scratch.worker([.background]) + ["--ffi", manifest] + flags, stdin: ndjson(Self.message("m1")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["delivered"], "\(run.stderr)")
+        #expect(run.line("m1")?["ui"] as? [String] == ["worker", "legacy"])
+        #expect(scratch.legacyHandlerCalls.count == 1, "\(scratch.legacyCalls)")
+        if flags.contains("legacy") {
+            #expect(run.stderrLines.contains { $0.hasPrefix("warning ") && $0.contains("legacy") && $0.contains("an ffi manifest")
+                && $0.contains("runs in the host") }, "\(run.stderr)")
+        }
+        let call = try #require(scratch.workerCalls().first)
+        #expect(call.pid != run.pid && call.ppid == run.pid)
+    }
+
+    /// `--isolate all` leaves a source in the host, saying so; its records
+    /// still reach the isolated plugins.
+    @Test func aSourceStaysInTheHost() throws {
+        let scratch = try Scratch()
+        let fifo = scratch.file("records.fifo")
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--isolate", "all",
+             "--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)"] + scratch.worker([.background]),
+            errorPath: scratch.file("stderr.log"))
+        let fd = SourcePluginTests.openWhenRead(fifo, host: host)
+        try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")
+        defer { close(fd) }
+        try #require(SourcePluginTests.write(fd, ndjson(Self.message("m1"))))
+        #expect(eventually(timeout: .seconds(20)) { !scratch.workerCalls().isEmpty }, "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        #expect(host.stderr.split(separator: "\n").contains { $0.hasPrefix("warning ") &&
+            $0.contains("plugin fifo-source offers ph.source/1, which runs in the host: --isolate does not apply to it") }, "\(host.stderr)")
+        #expect(try scratch.reportLines().map { $0["status"] as? String } == ["delivered"])
+        let lines = scratch.workerLines()
+        #expect(lines.map(\.call) == ["create", "on_background m1", "destroy"])
+        #expect(lines.allSatisfy { $0.pid != host.pid }, "\(lines)")
+    }
+}
