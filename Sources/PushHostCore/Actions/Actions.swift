@@ -100,15 +100,22 @@ final class Actions {
             guard let handler = screen.handler else {
                 return ActionLine(event, target: target, status: .undelivered, problem: "screen \(screen.name) has no on_action", source: source)
             }
-            call(handler, event, message, source: source)
+            if let problem = call(handler, event, message, source: source) {
+                return ActionLine(event, target: target, status: .failed, ui: [screen.name], problem: problem, source: source)
+            }
             return ActionLine(event, target: target, status: .delivered, ui: [screen.name], source: source)
         }
-        for handler in others { call(handler, event, message, source: source) }
+        // A crash of one of them (in its worker) is logged; the action still waits for its screen.
+        let problems = others.compactMap { call($0, event, message, source: source) }
         if let target, let screen = screenOfTarget[target], screen.descriptor.raw.on_action != nil {
             retained.append(RetainedAction(event: event, target: target, retainedAt: (Self.now() * 1000).rounded() / 1000, source: source, message: stored))
             return ActionLine(event, target: target, status: .retained, ui: otherNames, source: source)
         }
-        guard others.isEmpty else { return ActionLine(event, target: target, status: .delivered, ui: otherNames, source: source) }
+        guard others.isEmpty else {
+            return problems.isEmpty
+                ? ActionLine(event, target: target, status: .delivered, ui: otherNames, source: source)
+                : ActionLine(event, target: target, status: .failed, ui: otherNames, problem: problems.joined(separator: "; "), source: source)
+        }
         let why = target.map { target in
             screenOfTarget[target].map { "screen \($0.name) has no on_action" } ?? "no screen claims target \"\(target)\""
         } ?? "the message has no target"
@@ -124,7 +131,9 @@ final class Actions {
         return (app.visibleNames[position], handler.raw.on_action == nil ? nil : handler)
     }
 
-    private func call(_ handler: Handler, _ event: ActionEvent, _ message: Message, source: RecordSource) {
+    /// Calls `on_action`; why it failed (an isolated plugin's worker crashed), or nil.
+    @discardableResult
+    private func call(_ handler: Handler, _ event: ActionEvent, _ message: Message, source: RecordSource) -> String? {
         journal.enter(.onAction, plugin: handler.plugin, source: source)
         event.action.withCString { action in
             withOptionalCString(event.input) { input in
@@ -132,6 +141,7 @@ final class Actions {
             }
         }
         journal.leave()
+        return message.takeProblem()
     }
 
     // MARK: Retained actions

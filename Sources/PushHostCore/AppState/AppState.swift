@@ -76,6 +76,8 @@ final class AppState {
                 }
             }
         }
+        // A token plugin's worker crashed in on_token: the token is stored, the event failed.
+        if let problem = workers.takeProblem() { return .failed(problem) }
         return .stored
     }
 

@@ -65,13 +65,8 @@ enum HostExtensions {
     /// plugin is created; written once, then only read).
     nonisolated(unsafe) static var chain: UnsafeRawPointer?
 
-    /// Whether the extensions are offered: not in a worker, whose plugin
-    /// has no intake or chain of its own (written once at its start).
-    nonisolated(unsafe) static var offered = true
-
     /// The table for `id`, or NULL when the host does not offer it.
     static func find(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
-        guard offered else { return nil }
         if strcmp(id, PH_EXT_INTAKE) == 0 { return UnsafeRawPointer(intake) }
         if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
         return nil

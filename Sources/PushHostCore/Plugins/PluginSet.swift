@@ -103,8 +103,10 @@ package final class PluginSet {
         screens = Dictionary(uniqueKeysWithValues: created.filter { $0.roles.contains(.screen) }.map { ($0.name, $0) })
     }
 
-    /// Calls every plugin's `destroy`, in reverse load order.
+    /// Calls every plugin's `destroy`, in reverse load order: first those
+    /// in workers (each worker then ends), then those in the host.
     package func destroyAll() {
-        instances.reversed().forEach { $0.destroy() }
+        instances.reversed().filter { $0.worker != nil }.forEach { $0.destroy() }
+        instances.reversed().filter { $0.worker == nil }.forEach { $0.destroy() }
     }
 }

@@ -12,9 +12,15 @@ enum ActionStatus: String {
     case expired
     /// The message is unknown, was not delivered, or does not offer the action.
     case rejected
+    /// A handler could not take it (its worker crashed): the error says why.
+    case failed
 
     var result: RecordResult {
-        self == .rejected ? .rejected : .done
+        switch self {
+        case .rejected: .rejected
+        case .failed: .retry
+        default: .done
+        }
     }
 }
 

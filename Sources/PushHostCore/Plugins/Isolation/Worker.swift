@@ -325,7 +325,8 @@ final class Worker {
     }
 
     private func fail(_ call: Call, _ reason: String, verdicts: Workers.VerdictTaker) {
-        guard call.address != 0 else { return logger.error("\(reason)") }
+        // A token call: its event learns why (the crash itself is logged).
+        guard call.address != 0 else { return workers.noteProblem(reason) }
         if call.handler == .onData {
             verdicts(call.address, PH_FAILED, name, reason)
         } else {

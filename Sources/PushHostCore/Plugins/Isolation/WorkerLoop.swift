@@ -7,7 +7,8 @@ import Logging
 /// The inside of a worker process (`pushhost worker`): it loads one plugin,
 /// creates it with a `ph_host` like the host's (the message accessors read
 /// the message the call carries; `complete` and `current_token` work as in
-/// the host; `ph.intake/1` and `ph.chain/1` are not offered), then serves
+/// the host; `ph.intake/1` refuses every record, and `ph.chain/1` is not
+/// offered: a source or an interceptor runs in the host), then serves
 /// the calls that come over fd 3 until the host asks for `destroy`, or is
 /// gone.
 ///
@@ -59,7 +60,6 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         Self.dieWithParent()
         if getppid() != host { exit(1) }
-        HostExtensions.offered = false
         self.logger = logger
         guard let ring = WorkerRing(fd: Self.ringFD) else { exit(1) }
         self.ring = ring
@@ -71,8 +71,10 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             logger.error("worker for \(file): \(error)")
             exit(1)
         }
-        let context = PluginContext(
-            name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: PluginSubmissions(capacity: 1))
+        // A source asks for ph.intake/1 in create: it gets one that refuses, and the host creates it again itself.
+        let refusing = PluginSubmissions(capacity: 1)
+        refusing.close()
+        let context = PluginContext(name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: refusing)
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
         do {
             try instance.create()

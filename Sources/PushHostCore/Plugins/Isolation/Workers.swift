@@ -48,6 +48,9 @@ package final class Workers {
     typealias VerdictTaker = (_ message: UInt, _ verdict: ph_verdict, _ plugin: String, _ reason: String?) -> Void
     /// The last UI call posted since `takePosted()`.
     @exclusivity(unchecked) private var posted: (worker: Worker, call: UInt64)?
+    /// Why the last token call in a worker failed, for its event.
+    private var problem: String?
+
     /// Data verdicts that came in during a settle, which runs inside a
     /// stage: applied by the next `takeEvents` from the dispatch loop.
     private var held: [(message: UInt, verdict: ph_verdict, plugin: String, reason: String?)] = []
@@ -84,6 +87,16 @@ package final class Workers {
     /// Whether `call` of `worker` was answered (or failed).
     func isReturned(_ worker: Worker, _ call: UInt64) -> Bool {
         worker.returnedThrough >= call
+    }
+
+    func noteProblem(_ reason: String) {
+        problem = reason
+    }
+
+    /// Why a token call failed since the last time, if one did.
+    func takeProblem() -> String? {
+        defer { problem = nil }
+        return problem
     }
 
     /// The worker that may have UI calls under way, when only one does.
