@@ -52,7 +52,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = self }
-        plugins.workers.applyVerdict = { [unowned self] address, verdict, plugin, reason in
+        plugins.workers.applyVerdict = { [unowned(unsafe) self] address, verdict, plugin, reason in
             apply(Completion(address: address, verdict: verdict, plugin: plugin, reason: reason))
         }
     }

@@ -10,6 +10,15 @@ enum MonotonicClock {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
+    /// The same clock at the last tick (`CLOCK_MONOTONIC_COARSE`), a few
+    /// milliseconds behind at most; about 6 ns a read against 35.
+    @inline(__always)
+    static func coarse() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
     /// Milliseconds from now until `deadline`, rounded up: 0 once it passed.
     static func milliseconds(until deadline: UInt64) -> Int32 {
         let now = now()

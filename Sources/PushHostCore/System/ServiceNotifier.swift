@@ -179,14 +179,11 @@ final class ServiceNotifier {
     /// `WATCHDOG=1` when due: between the records of one turn, so that a
     /// long burst keeps the manager's watchdog fed.
     ///
-    /// One read of `CLOCK_MONOTONIC_COARSE` (about 6 ns against 35 for
-    /// `MonotonicClock`, here): the same clock at the last tick, a few
+    /// One read of the coarse clock (`MonotonicClock.coarse()`), a few
     /// milliseconds behind at most, which only makes a ping that late.
     @inline(__always)
     func pingIfDue() {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
-        ping(UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec))
+        ping(MonotonicClock.coarse())
     }
 
     private func ping(_ now: UInt64) {
