@@ -225,7 +225,14 @@ final class Pipeline: Intake {
     private func writeDelivered() {
         while deliveredHead < delivered.count {
             let entry = delivered[deliveredHead]
-            if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return }
+            if let worker = entry.worker, !workers.isReturned(worker, entry.call) {
+                // Let the written entries go (and their records), once they are as many as those waiting.
+                if deliveredHead >= 64 && deliveredHead * 2 >= delivered.count {
+                    delivered.removeFirst(deliveredHead)
+                    deliveredHead = 0
+                }
+                return
+            }
             deliveredHead += 1
             report(entry)
             if spare.count < 64 {
