@@ -325,7 +325,7 @@ package final class Message: @unchecked Sendable {
 
     static func noteProblem(_ opaque: OpaquePointer, _ problem: String) {
         _ = handOut(opaque) { message, _ in
-            message.problem = message.problem.map { $0 + "; " + problem } ?? problem
+            message.notePlainProblem(problem)
             return nil
         }
     }

@@ -282,13 +282,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
 
     /// Writes `bytes` to the host's socket; exits when the host is gone.
     private func send(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(Self.channel, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { exit(0) }
-            offset += count
-        }
+        guard bytes.withUnsafeBytes({ sendAll(Self.channel, $0) }) else { exit(0) }
     }
 
     /// Calls `destroy`, sends what is left, and exits.

@@ -117,14 +117,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// Writes all of `bytes`, blocking while the worker's socket is full;
     /// false when the worker is gone.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let count = send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            offset += count
-        }
-        return true
+        sendAll(socket, bytes)
     }
 
     /// Notes a posted call; the clock of a worker that had nothing to do starts now.
