@@ -234,7 +234,7 @@ final class Pipeline: Intake {
                 return
             }
             deliveredHead += 1
-            report(entry)
+            report(entry.flight, route: entry.route, screens: entry.screens ?? [])
             if spare.count < 64 {
                 entry.flight.recycle()
                 entry.flight.message.retireHandle()
@@ -384,21 +384,19 @@ final class Pipeline: Intake {
             taken = route.deliver(planned, flight.message, screens: app.visible)
             if let posted = workers.takePosted() { (worker, call) = posted }
         }
-        let screens = taken == .background || taken == .none ? nil : app.visibleNames
-        let entry = Delivered(flight: flight, route: reachesUI ? taken : .none, screens: screens, worker: worker, call: call)
         guard deliveredIsEmpty && worker == nil else {
-            delivered.append(entry)
+            let screens = taken == .background || taken == .none ? nil : app.visibleNames
+            delivered.append(Delivered(flight: flight, route: taken, screens: screens, worker: worker, call: call))
             return false
         }
-        report(entry)
+        report(flight, route: taken, screens: app.visibleNames)
         return true
     }
 
-    /// Writes the report line of a message, its UI stage (if any) over.
-    private func report(_ entry: Delivered) {
-        let flight = entry.flight
+    /// Writes the report line of a message, its UI stage (if any) over:
+    /// it took `taken`, `screens` visible.
+    private func report(_ flight: InFlight, route taken: Route, screens: [String]) {
         let status: Status
-        let taken = entry.route
         if let stop = flight.interception.stop {
             status = stop.effect == .suppressed ? .suppressed : .failed
         } else if flight.anyFailed {
@@ -416,7 +414,7 @@ final class Pipeline: Intake {
         write(flight, result: status.result) {
             MessageLine(
                 flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
-                ui: route.called(on: taken, screens: entry.screens ?? []), problem: Self.problem(of: flight))
+                ui: route.called(on: taken, screens: screens), problem: Self.problem(of: flight))
         }
     }
 
