@@ -1,0 +1,216 @@
+/*
+ * desktop.c: the desktop plugin's descriptor, settings and lifetime.
+ *
+ * Background role (on_background): each message becomes a desktop
+ * notification (freedesktop Notify: title, body, icon, image, urgency,
+ * category, buttons for its actions, "default" for a tap), replacing the
+ * one of the message before it with the same collapse_key.
+ *
+ * Source role (ph.source/1, unless actions=false): a tap on a notification
+ * (ActionInvoked "default") or on one of its buttons comes back to the host
+ * as an action event through ph.intake/1, so the screen of the message's
+ * target gets on_action, now or when it becomes visible.
+ *
+ * Settings (all optional):
+ *   app_name         the application name the server shows (default pushhost)
+ *   icon             the icon of a message without one: a path, file:// URL or icon name
+ *   timeout          seconds before a notification expires; -1 the server's
+ *                    default (default), 0 never
+ *   targets          comma-separated targets whose messages are shown (default: all)
+ *   actions          true (default): taps come back as action events, and the
+ *                    host runs until SIGINT or SIGTERM; false: only notifications
+ *   fetch_images     true: download http(s) images and icons (default false)
+ *   image_max_bytes  the largest download (default 1048576)
+ *   image_timeout    seconds a download may take (default 5)
+ *
+ * Threads: the host's dispatch thread calls every function here; the bus
+ * thread (bus.c) does all talking to the bus, so a slow server never holds
+ * the host up.
+ */
+#include "desktop.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Settings ----------------------------------------------------------- */
+
+/* Reads a boolean setting; -1 (logged) when it is neither true nor false. */
+static int read_flag(const ph_host *host, const ph_config *config, const char *key, bool fallback, bool *out) {
+    const char *text = host->config_get(config, key);
+    if (!text || !*text) {
+        *out = fallback;
+        return 0;
+    }
+    if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0 || strcmp(text, "yes") == 0) *out = true;
+    else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0 || strcmp(text, "no") == 0) *out = false;
+    else {
+        desktop_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not true or false", key, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads a number setting within [low, high]; -1 (logged) when it is not one. */
+static int read_number(const ph_host *host, const ph_config *config, const char *key, double fallback, double low,
+                       double high, const char *unit, double *out) {
+    const char *text = host->config_get(config, key);
+    if (!text || !*text) {
+        *out = fallback;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno || *end || isnan(value) || value < low || value > high) {
+        desktop_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not a number of %s from %g to %g", key, text, unit, low,
+                    high);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+static void free_settings(desktop_settings *s) {
+    free(s->app_name);
+    free(s->icon);
+    desktop_free_list(s->targets);
+}
+
+static int read_settings(const ph_host *host, const ph_config *config, desktop_settings *s) {
+    const char *app_name = host->config_get(config, "app_name");
+    const char *icon = host->config_get(config, "icon");
+    const char *targets = host->config_get(config, "targets");
+    double timeout, max_bytes, image_timeout;
+    if (read_flag(host, config, "actions", true, &s->actions) < 0 ||
+        read_flag(host, config, "fetch_images", false, &s->fetch_images) < 0 ||
+        read_number(host, config, "timeout", -1, -1, 86400, "seconds", &timeout) < 0 ||
+        read_number(host, config, "image_max_bytes", 1048576, 1, 64 * 1048576, "bytes", &max_bytes) < 0 ||
+        read_number(host, config, "image_timeout", 5, 0.001, 600, "seconds", &image_timeout) < 0)
+        return -1;
+    s->expire_ms = timeout < 0 ? -1 : (int32_t)llround(timeout * 1000);
+    s->image_max_bytes = (size_t)max_bytes;
+    s->image_timeout_ms = (long)llround(image_timeout * 1000);
+    s->app_name = strdup(app_name && *app_name ? app_name : "pushhost");
+    s->icon = icon && *icon ? strdup(icon) : NULL;
+    s->targets = targets && *targets && strcmp(targets, "*") != 0 ? desktop_split_list(targets) : NULL;
+    if (!s->app_name || (icon && *icon && !s->icon) || (targets && *targets && strcmp(targets, "*") != 0 && !s->targets)) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        free_settings(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Lifetime ----------------------------------------------------------- */
+
+static void *desktop_create(const ph_host *host, const ph_config *config) {
+    desktop *self = calloc(1, sizeof *self);
+    if (!self) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        return NULL;
+    }
+    self->host = host;
+    if (read_settings(host, config, &self->settings) < 0) {
+        free(self);
+        return NULL;
+    }
+    if (self->settings.actions && !(self->intake = host->get_extension(host, PH_EXT_INTAKE))) {
+        host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which taps need (or set actions=false)");
+        free_settings(&self->settings);
+        free(self);
+        return NULL;
+    }
+    if (self->settings.fetch_images && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        host->log(host, PH_LOG_ERROR, "libcurl failed to start, which fetch_images needs");
+        free_settings(&self->settings);
+        free(self);
+        return NULL;
+    }
+    int failed = desktop_queue_init(&self->queue) < 0 ? errno : 0;
+    if (!failed) failed = pthread_create(&self->thread, NULL, desktop_bus_main, self);
+    if (failed) {
+        desktop_log(host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
+        if (self->queue.wake >= 0) desktop_queue_destroy(&self->queue);
+        free_settings(&self->settings);
+        free(self);
+        return NULL;
+    }
+    self->thread_running = true;
+    return self;
+}
+
+/* Waits for the bus thread to post what is queued and close the bus. */
+static void desktop_destroy(void *p) {
+    desktop *self = p;
+    if (!self) return;
+    if (self->thread_running) {
+        desktop_queue_quit(&self->queue);
+        pthread_join(self->thread, NULL);
+    }
+    desktop_queue_destroy(&self->queue);
+    if (self->settings.fetch_images) curl_global_cleanup();
+    free_settings(&self->settings);
+    free(self);
+}
+
+/* ---- Background role ------------------------------------------------------ */
+
+static void desktop_on_background(void *p, const ph_message *m) {
+    desktop *self = p;
+    const ph_host *host = self->host;
+    if (self->settings.targets) {
+        const char *target = host->message_target(m);
+        if (!target || !desktop_list_has(self->settings.targets, target)) {
+            desktop_log(host, PH_LOG_DEBUG, "message %s: target %s is not among the targets setting", host->message_id(m),
+                        target ? target : "(none)");
+            return;
+        }
+    }
+    desktop_request *r = desktop_request_make(self, m);
+    if (!r) {
+        desktop_log(host, PH_LOG_DEBUG, "message %s has no title or body: nothing to show", host->message_id(m));
+        return;
+    }
+    desktop_queue_push(self, r);
+}
+
+/* ---- Source role ---------------------------------------------------------- */
+
+static int desktop_start(void *p) {
+    desktop *self = p;
+    atomic_store(&self->submitting, true);
+    return 0;
+}
+
+static void desktop_stop(void *p) {
+    desktop *self = p;
+    atomic_store(&self->submitting, false);
+}
+
+static const ph_source source = {
+    .struct_size = sizeof(ph_source),
+    .start = desktop_start,
+    .stop = desktop_stop,
+};
+
+static const void *desktop_get_extension(void *p, const char *id) {
+    const desktop *self = p;
+    return self && self->settings.actions && strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
+}
+
+static const ph_plugin plugin = {
+    PH_PLUGIN_HEADER,
+    .name = "desktop",
+    .version = "1.0.0",
+    .description = "Shows background messages as desktop notifications (D-Bus org.freedesktop.Notifications); "
+                   "taps come back as actions.",
+    .create = desktop_create,
+    .destroy = desktop_destroy,
+    .on_background = desktop_on_background,
+    .get_extension = desktop_get_extension,
+};
+
+PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }
