@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// The desktop plugin's source role: what a person does with a notification
+/// (the server's `ActionInvoked` and `NotificationReplied` signals) comes
+/// back to the host as an action event, and reaches the screen of the
+/// message's target through the host's action routing (SPEC §10).
+@Suite(.enabled(if: DesktopPlugin.canRun, "needs dbus-daemon, python3-dbusmock, libsystemd-dev and libcurl4-openssl-dev"))
+struct DesktopActionTests {
+    /// A host with the desktop plugin and the `issues` screen, its standard
+    /// input a pipe the test writes to; it runs until SIGTERM (the desktop
+    /// plugin is a source).
+    final class Live {
+        let scratch: Scratch
+        let host: HostProcess
+        private let input = Pipe()
+
+        init(_ scratch: Scratch, on bus: SessionBus, _ arguments: [String] = []) throws {
+            self.scratch = scratch
+            host = try HostProcess(
+                ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
+                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")] + arguments,
+                errorPath: scratch.file("stderr.log"), environment: bus.environment, input: input)
+        }
+
+        func send(_ line: String) throws {
+            try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        }
+
+        /// Waits until the report has `count` lines, and returns them.
+        func report(_ count: Int) throws -> [[String: Any]] {
+            eventually(timeout: .seconds(20)) { (try? self.scratch.reportLines().count ?? 0) ?? 0 >= count }
+            let lines = try scratch.reportLines()
+            try #require(lines.count >= count, "\(lines.count) report lines, not \(count):\n\(host.stderr)")
+            return lines
+        }
+    }
+
+    static let issue = #"{"message_id":"m-1","notification":{"title":"Printer jammed","body":"Floor 2"},"data":{"rx_gcm_key_target":"issues","actions":"[{\"id\":\"ack\",\"title\":\"On my way\"},{\"id\":\"reply\",\"title\":\"Reply\",\"input\":true}]"}}"#
+
+    @Test func aTapTravelsBackToTheIssuesScreen() throws {
+        let scratch = try Scratch()
+        let bus = try SessionBus(scratch)
+        let server = try NotificationServer(on: bus)
+        let live = try Live(scratch, on: bus)
+        try live.send(Self.issue)
+        _ = try server.waitForCalls(1)
+
+        // A tap on the notification (the server's first, id 1), while the app
+        // is in the background: retained for the issues screen.
+        try server.emit("ActionInvoked", "us", "1", "default")
+        var report = try live.report(2)
+        #expect(report[1]["event"] as? String == "action")
+        #expect(report[1]["action"] as? String == "tap")
+        #expect(report[1]["status"] as? String == "retained")
+        #expect((report[1]["source"] as? [String: Any])?["plugin"] as? String == "desktop")
+        #expect(!live.host.stderr.contains("issues action"))
+
+        // The issues screen comes up, and gets the tap.
+        try live.send(#"{"pushhost":"foreground","screen":"issues"}"#)
+        report = try live.report(4)
+        #expect(report[3]["status"] as? String == "delivered")
+        #expect(report[3]["ui"] as? [String] == ["issues"])
+        #expect(live.host.waitForStderr("info issues: issues action m-1 tap"))
+        #expect(live.host.stop() == .status(0))
+    }
+
+    @Test func buttonsAndTypedRepliesReachAVisibleScreenAtOnce() throws {
+        let scratch = try Scratch()
+        let bus = try SessionBus(scratch)
+        let server = try NotificationServer(on: bus, capabilities: ["body", "actions", "inline-reply"])
+        // The message comes in the background; then the issues screen is
+        // visible when the actions come.
+        let live = try Live(scratch, on: bus)
+        try live.send(Self.issue)
+        let call = try #require(try server.waitForCalls(1).first)
+        // The server takes typed text: the reply action is KDE's inline reply.
+        #expect(call.actions == ["default", "Open", "ack", "On my way", "inline-reply", "Reply"])
+        #expect(call.hints["x-kde-reply-placeholder-text"] as? String == "Reply")
+        // Without body-markup, the body goes as it is.
+        #expect(call.body == "Floor 2")
+        try live.send(#"{"pushhost":"foreground","screen":"issues"}"#)
+        _ = try live.report(2)
+
+        try server.emit("ActionInvoked", "us", "1", "ack")
+        try server.emit("NotificationReplied", "us", "1", "on my \"way\"")
+        let report = try live.report(4)
+        #expect(report[2]["action"] as? String == "ack")
+        #expect(report[3]["action"] as? String == "reply")
+        #expect(report[2...].map { $0["status"] as? String } == ["delivered", "delivered"])
+        #expect(live.host.waitForStderr(#"info issues: issues action m-1 reply "on my \"way\"""#))
+        #expect(live.host.stderr.contains("info issues: issues action m-1 ack"))
+        #expect(live.host.stop() == .status(0))
+    }
+
+    @Test func closingIsLoggedWithItsReasonAndOtherApplicationsAreLeftAlone() throws {
+        let scratch = try Scratch()
+        let bus = try SessionBus(scratch)
+        let server = try NotificationServer(on: bus)
+        let live = try Live(scratch, on: bus)
+        try live.send(Self.issue)
+        _ = try server.waitForCalls(1)
+
+        // Notification 7 is another application's: nothing happens.
+        try server.emit("ActionInvoked", "us", "7", "default")
+        try server.emit("NotificationClosed", "uu", "7", "2")
+        try server.emit("NotificationClosed", "uu", "1", "2")
+        #expect(live.host.waitForStderr("info desktop: message m-1: notification 1 closed: dismissed by the user (reason 2)"))
+        // A tap on a notification that closed is not known any more; one on
+        // the next message's notification is, and comes after it.
+        try live.send(#"{"message_id":"m-2","notification":{"title":"Toner low"}}"#)
+        _ = try server.waitForCalls(2)
+        try server.emit("ActionInvoked", "us", "1", "default")
+        try server.emit("ActionInvoked", "us", "2", "default")
+        let report = try live.report(3)
+        #expect(report.map { $0["id"] as? String } == ["m-1", "m-2", "m-2"])
+        #expect(report[2]["event"] as? String == "action")
+        #expect(!live.host.stderr.contains("notification 7"))
+        #expect(live.host.stop() == .status(0))
+    }
+}

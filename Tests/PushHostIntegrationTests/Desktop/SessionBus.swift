@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+/// A private session bus for one test: a real `dbus-daemon` listening on a
+/// socket in the test's scratch folder, stopped when this goes away.
+///
+/// Its configuration is a session bus's without service activation, so
+/// that a notification server installed on the machine (dunst, say) is
+/// never started by a call: a test has the server it starts, or none.
+final class SessionBus {
+    let address: String
+    private let daemon = Process()
+
+    init(_ scratch: Scratch) throws {
+        let configuration = try scratch.write("bus.conf", """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(scratch.file("bus"))</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """)
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        daemon.arguments = ["--config-file=\(configuration)", "--nofork", "--print-address=1"]
+        let output = Pipe()
+        daemon.standardOutput = output
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        // The daemon prints its address once it listens.
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        address = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(!address.isEmpty, "dbus-daemon printed no address")
+    }
+
+    /// SIGKILL: a child of the test runner may start with SIGTERM blocked.
+    deinit {
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+    }
+
+    /// The environment that points a client at this bus.
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+}
+
+/// A real notification server on a `SessionBus`: python-dbusmock's
+/// `notification_daemon` template, which answers `Notify` (with the id it
+/// was asked to replace, else a new one from 1), records every call, and
+/// emits the signals a test asks for. `Tests/Fixtures/desktop/notifications.py`
+/// reads its calls and makes it emit.
+final class NotificationServer {
+    private let bus: SessionBus
+    private let server = Process()
+
+    /// Starts the server and waits until it owns its name. `capabilities`
+    /// replaces the template's own list (which has `body-markup`, but neither
+    /// `actions` nor `inline-reply`).
+    init(on bus: SessionBus, capabilities: [String]? = nil) throws {
+        self.bus = bus
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = ["-m", "dbusmock", "--session", "--template", "notification_daemon"]
+        if let capabilities {
+            let parameters = try JSONSerialization.data(withJSONObject: ["capabilities": capabilities.joined(separator: " ")])
+            server.arguments! += ["--parameters", String(decoding: parameters, as: UTF8.self)]
+        }
+        server.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        try tool(["wait"])
+    }
+
+    /// SIGKILL, as for the bus.
+    deinit {
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+    }
+
+    /// One `Notify` call, its arguments by name.
+    struct Call {
+        let appName: String
+        let replacesID: Int
+        let icon: String
+        let summary: String
+        let body: String
+        let actions: [String]
+        let hints: [String: Any]
+        let expireTimeout: Int
+    }
+
+    /// The `Notify` calls so far, in order.
+    func calls() throws -> [Call] {
+        let output = try tool(["calls"])
+        let lists = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[Any]])
+        return try lists.map { arguments in
+            try #require(arguments.count == 8, "Notify has 8 arguments: \(arguments)")
+            return Call(
+                appName: arguments[0] as? String ?? "", replacesID: arguments[1] as? Int ?? -1,
+                icon: arguments[2] as? String ?? "", summary: arguments[3] as? String ?? "",
+                body: arguments[4] as? String ?? "", actions: arguments[5] as? [String] ?? [],
+                hints: arguments[6] as? [String: Any] ?? [:], expireTimeout: arguments[7] as? Int ?? 0)
+        }
+    }
+
+    /// Waits until `count` calls were made, and returns them.
+    func waitForCalls(_ count: Int, timeout: Duration = .seconds(20)) throws -> [Call] {
+        var calls: [Call] = []
+        eventually(timeout: timeout, every: .milliseconds(50)) {
+            calls = (try? self.calls()) ?? []
+            return calls.count >= count
+        }
+        try #require(calls.count >= count, "\(calls.count) Notify calls, not \(count)")
+        return calls
+    }
+
+    /// Emits the server's signal `name`, e.g. `emit("ActionInvoked", "us", "1", "default")`.
+    func emit(_ name: String, _ signature: String, _ values: String...) throws {
+        try tool(["emit", name, signature] + values)
+    }
+
+    @discardableResult
+    private func tool(_ arguments: [String]) throws -> String {
+        let script = Paths.fixtures.appendingPathComponent("desktop/notifications.py").path
+        let result = try Command.run("/usr/bin/python3", [script, bus.address] + arguments)
+        try #require(result.status == 0, "notifications.py \(arguments.joined(separator: " ")): \(result.rawStderr)")
+        return result.stdout
+    }
+}
+
+/// The desktop plugin, built once per test process with its documented
+/// command (`make -C transports desktop`) into a folder of its own.
+enum DesktopPlugin {
+    /// Whether the tests can run here: on CI always (a missing package must
+    /// fail there, not skip), elsewhere when the bus, the mock server and
+    /// the plugin's libraries are installed.
+    static let canRun: Bool = {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+              let mock = try? Command.run("/usr/bin/python3", ["-c", "import dbusmock"]), mock.status == 0,
+              let libraries = try? Command.run("pkg-config", ["--exists", "libsystemd", "libcurl"]), libraries.status == 0
+        else { return false }
+        return true
+    }()
+
+    /// The folder the library is built into, made once and removed at exit.
+    private static let folder: String? = {
+        var template = Array((NSTemporaryDirectory() + "/pushhost-desktop-build-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { return nil }
+        atexit { if let folder = DesktopPlugin.folder { try? FileManager.default.removeItem(atPath: folder) } }
+        return String(cString: made)
+    }()
+
+    private static let built: Result<String, CompileError> = {
+        guard let folder else { return .failure(CompileError(output: "mkdtemp failed")) }
+        let transports = Paths.packageRoot.appendingPathComponent("transports").path
+        guard let make = try? Command.run("make", ["-C", transports, "desktop", "OUT=\(folder)"]) else {
+            return .failure(CompileError(output: "make could not run"))
+        }
+        guard make.status == 0 else { return .failure(CompileError(output: make.stdout + make.rawStderr)) }
+        return .success(folder + "/libdesktop.so")
+    }()
+
+    /// The path of the built `libdesktop.so`.
+    static func path() throws -> String { try built.get() }
+}
