@@ -50,22 +50,20 @@ static void shown(desktop *self) {
     self->unshown = 0;
 }
 
-/* Where sd-bus looks for the session bus, for the log. */
-static char *bus_address(void) {
-    const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
-    if (address && *address) return desktop_format("DBUS_SESSION_BUS_ADDRESS=%s", address);
-    const char *runtime = getenv("XDG_RUNTIME_DIR");
-    if (runtime && *runtime) return desktop_format("%s/bus, as DBUS_SESSION_BUS_ADDRESS is unset", runtime);
-    return strdup("DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset");
-}
-
+/* Says that there is no session bus, and where sd-bus looked for it. */
 static void no_bus(desktop *self, int error) {
-    char *address = bus_address();
-    char *why = desktop_format("no session bus (%s: %s): notifications are not shown until there is one",
-                               address ? address : "?", strerror(error));
-    begin_problem(self, DESKTOP_NO_BUS, why ? why : "no session bus");
+    const char *address = getenv("DBUS_SESSION_BUS_ADDRESS"), *runtime = getenv("XDG_RUNTIME_DIR");
+    char *why;
+    if (address && *address)
+        why = desktop_format("no session bus (DBUS_SESSION_BUS_ADDRESS=%s: %s)", address, strerror(error));
+    else if (runtime && *runtime)
+        why = desktop_format("no session bus (%s/bus, as DBUS_SESSION_BUS_ADDRESS is unset: %s)", runtime, strerror(error));
+    else
+        why = desktop_format("no session bus (DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset)");
+    char *line = why ? desktop_format("%s: notifications are not shown until there is one", why) : NULL;
+    begin_problem(self, DESKTOP_NO_BUS, line ? line : "no session bus");
+    free(line);
     free(why);
-    free(address);
 }
 
 /* Whether a call's error says nobody owns the server's name. */
@@ -368,8 +366,8 @@ void *desktop_bus_main(void *p) {
         size_t dropped;
         desktop_request *list = desktop_queue_take(&self->queue, &quit, &dropped);
         if (dropped)
-            desktop_log(self->host, PH_LOG_WARNING,
-                        "%zu notifications were dropped: the notification server does not keep up", dropped);
+            desktop_log(self->host, PH_LOG_WARNING, "%zu %s dropped: the notification server does not keep up", dropped,
+                        dropped == 1 ? "notification was" : "notifications were");
         for (desktop_request *r = list, *next; r; r = next) {
             next = r->next;
             /* At shutdown, a server that is not there is not waited for again. */
@@ -382,7 +380,8 @@ void *desktop_bus_main(void *p) {
         wait_for_work(self);
     }
     if (self->unshown && self->problem != DESKTOP_OK)
-        desktop_log(self->host, PH_LOG_WARNING, "%lu notifications were not shown", self->unshown);
+        desktop_log(self->host, PH_LOG_WARNING, "%lu %s not shown", self->unshown,
+                    self->unshown == 1 ? "notification was" : "notifications were");
     drop_bus(self);
     desktop_posted_clear(&self->posted);
     desktop_image_cleanup(self);
