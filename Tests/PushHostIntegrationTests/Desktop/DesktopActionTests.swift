@@ -7,20 +7,31 @@ import Testing
 /// message's target through the host's action routing (SPEC §10).
 @Suite(.enabled(if: DesktopPlugin.canRun, "needs dbus-daemon, python3-dbusmock, libsystemd-dev and libcurl4-openssl-dev"))
 struct DesktopActionTests {
-    /// A host with the desktop plugin and the `issues` screen, its standard
-    /// input a pipe the test writes to; it runs until SIGTERM (the desktop
-    /// plugin is a source).
+    /// A host with the desktop plugin and the `issues` screen on a bus of
+    /// its own with a notification server, its standard input a pipe the
+    /// test writes to, after it posted `issue`; it runs until SIGTERM (the
+    /// desktop plugin is a source).
     final class Live {
         let scratch: Scratch
+        let bus: SessionBus
+        let server: NotificationServer
         let host: HostProcess
-        private let input = Pipe()
+        /// The Notify call of `issue` (the server's first notification, id 1).
+        let first: NotificationServer.Call
+        private let input: Pipe
 
-        init(_ scratch: Scratch, on bus: SessionBus, _ arguments: [String] = []) throws {
-            self.scratch = scratch
+        init(capabilities: [String]? = nil) throws {
+            let input = Pipe()
+            self.input = input
+            scratch = try Scratch()
+            bus = try SessionBus(scratch)
+            server = try NotificationServer(on: bus, capabilities: capabilities)
             host = try HostProcess(
                 ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
-                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")] + arguments,
+                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")],
                 errorPath: scratch.file("stderr.log"), environment: bus.environment, input: input)
+            try input.fileHandleForWriting.write(contentsOf: Data((DesktopActionTests.issue + "\n").utf8))
+            first = try #require(try server.waitForCalls(1).first)
         }
 
         func send(_ line: String) throws {
@@ -39,16 +50,10 @@ struct DesktopActionTests {
     static let issue = #"{"message_id":"m-1","notification":{"title":"Printer jammed","body":"Floor 2"},"data":{"rx_gcm_key_target":"issues","actions":"[{\"id\":\"ack\",\"title\":\"On my way\"},{\"id\":\"reply\",\"title\":\"Reply\",\"input\":true}]"}}"#
 
     @Test func aTapTravelsBackToTheIssuesScreen() throws {
-        let scratch = try Scratch()
-        let bus = try SessionBus(scratch)
-        let server = try NotificationServer(on: bus)
-        let live = try Live(scratch, on: bus)
-        try live.send(Self.issue)
-        _ = try server.waitForCalls(1)
-
+        let live = try Live()
         // A tap on the notification (the server's first, id 1), while the app
         // is in the background: retained for the issues screen.
-        try server.emit("ActionInvoked", "us", "1", "default")
+        try live.server.emit("ActionInvoked", "us", "1", "default")
         var report = try live.report(2)
         #expect(report[1]["event"] as? String == "action")
         #expect(report[1]["action"] as? String == "tap")
@@ -66,14 +71,10 @@ struct DesktopActionTests {
     }
 
     @Test func buttonsAndTypedRepliesReachAVisibleScreenAtOnce() throws {
-        let scratch = try Scratch()
-        let bus = try SessionBus(scratch)
-        let server = try NotificationServer(on: bus, capabilities: ["body", "actions", "inline-reply"])
         // The message comes in the background; then the issues screen is
         // visible when the actions come.
-        let live = try Live(scratch, on: bus)
-        try live.send(Self.issue)
-        let call = try #require(try server.waitForCalls(1).first)
+        let live = try Live(capabilities: ["body", "actions", "inline-reply"])
+        let call = live.first
         // The server takes typed text: the reply action is KDE's inline reply.
         #expect(call.actions == ["default", "Open", "ack", "On my way", "inline-reply", "Reply"])
         #expect(call.hints["x-kde-reply-placeholder-text"] as? String == "Reply")
@@ -82,8 +83,8 @@ struct DesktopActionTests {
         try live.send(#"{"pushhost":"foreground","screen":"issues"}"#)
         _ = try live.report(2)
 
-        try server.emit("ActionInvoked", "us", "1", "ack")
-        try server.emit("NotificationReplied", "us", "1", "on my \"way\"")
+        try live.server.emit("ActionInvoked", "us", "1", "ack")
+        try live.server.emit("NotificationReplied", "us", "1", "on my \"way\"")
         let report = try live.report(4)
         #expect(report[2]["action"] as? String == "ack")
         #expect(report[3]["action"] as? String == "reply")
@@ -94,24 +95,18 @@ struct DesktopActionTests {
     }
 
     @Test func closingIsLoggedWithItsReasonAndOtherApplicationsAreLeftAlone() throws {
-        let scratch = try Scratch()
-        let bus = try SessionBus(scratch)
-        let server = try NotificationServer(on: bus)
-        let live = try Live(scratch, on: bus)
-        try live.send(Self.issue)
-        _ = try server.waitForCalls(1)
-
+        let live = try Live()
         // Notification 7 is another application's: nothing happens.
-        try server.emit("ActionInvoked", "us", "7", "default")
-        try server.emit("NotificationClosed", "uu", "7", "2")
-        try server.emit("NotificationClosed", "uu", "1", "2")
+        try live.server.emit("ActionInvoked", "us", "7", "default")
+        try live.server.emit("NotificationClosed", "uu", "7", "2")
+        try live.server.emit("NotificationClosed", "uu", "1", "2")
         #expect(live.host.waitForStderr("info desktop: message m-1: notification 1 closed: dismissed by the user (reason 2)"))
         // A tap on a notification that closed is not known any more; one on
         // the next message's notification is, and comes after it.
         try live.send(#"{"message_id":"m-2","notification":{"title":"Toner low"}}"#)
-        _ = try server.waitForCalls(2)
-        try server.emit("ActionInvoked", "us", "1", "default")
-        try server.emit("ActionInvoked", "us", "2", "default")
+        _ = try live.server.waitForCalls(2)
+        try live.server.emit("ActionInvoked", "us", "1", "default")
+        try live.server.emit("ActionInvoked", "us", "2", "default")
         let report = try live.report(3)
         #expect(report.map { $0["id"] as? String } == ["m-1", "m-2", "m-2"])
         #expect(report[2]["event"] as? String == "action")

@@ -14,17 +14,7 @@ struct DesktopImageTests {
         init() throws {
             server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
             server.arguments = [Paths.fixtures.appendingPathComponent("desktop/images.py").path]
-            let output = Pipe()
-            server.standardOutput = output
-            server.standardError = FileHandle.nullDevice
-            try server.run()
-            var printed = Data()
-            while !printed.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                printed.append(chunk)
-            }
-            port = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            port = try firstLine(of: server)
             try #require(Int(port) != nil, "images.py printed no port")
         }
 

@@ -28,18 +28,8 @@ final class SessionBus {
             """)
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         daemon.arguments = ["--config-file=\(configuration)", "--nofork", "--print-address=1"]
-        let output = Pipe()
-        daemon.standardOutput = output
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
         // The daemon prints its address once it listens.
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
-        address = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        address = try firstLine(of: daemon)
         try #require(!address.isEmpty, "dbus-daemon printed no address")
     }
 
@@ -172,4 +162,21 @@ enum DesktopPlugin {
 
     /// The path of the built `libdesktop.so`.
     static func path() throws -> String { try built.get() }
+}
+
+/// Starts `process` with its standard output a pipe and standard error
+/// discarded, and returns the first line it prints ("" when it prints none):
+/// a server's address or port, printed once it listens.
+func firstLine(of process: Process) throws -> String {
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var printed = Data()
+    while !printed.contains(UInt8(ascii: "\n")) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        printed.append(chunk)
+    }
+    return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
