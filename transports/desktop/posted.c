@@ -2,9 +2,10 @@
  * posted.c: [bus thread] the notifications this run posted, so that a tap
  * finds its message and a message with a collapse_key replaces the
  * notification of the one before it. Bounded: past DESKTOP_POSTED_CAP the
- * oldest is forgotten (a tap on it is then logged and dropped). The server's
- * ids are unique among all its clients, so a signal about another
- * application's notification finds nothing here.
+ * oldest is forgotten, and a tap on it is ignored as one on another
+ * application's notification is: the server's ids are unique among all its
+ * clients, so a signal about another application's notification finds
+ * nothing here.
  */
 #include "desktop.h"
 
