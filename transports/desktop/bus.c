@@ -33,6 +33,15 @@
 #define CALL_TIMEOUT_USEC (5 * 1000 * 1000ULL)
 /* How often the thread tries to reach a session bus that is not there. */
 #define RECONNECT_MS 5000
+/* After a call that timed out, how long no call is made (what comes
+ * meanwhile is not shown): a hung server costs one timeout, not one each. */
+#define QUIET_MS 30000
+
+static uint64_t now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
 
 /* ---- Problems: logged when they begin and when they end ---------------- */
 
@@ -74,10 +83,17 @@ static bool is_no_server(const sd_bus_error *e) {
 
 static void call_failed(desktop *self, const char *what, const sd_bus_error *e, int r) {
     const char *detail = e && e->message ? e->message : strerror(-r);
-    char *why = is_no_server(e)
-        ? desktop_format("no notification server on the session bus (%s: %s): notifications are not shown until one starts",
-                         SERVER, detail)
-        : desktop_format("the notification server failed %s: %s", what, detail);
+    bool timed_out = r == -ETIMEDOUT || sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY);
+    char *why;
+    if (is_no_server(e))
+        why = desktop_format("no notification server on the session bus (%s: %s): notifications are not shown until one starts",
+                             SERVER, detail);
+    else if (timed_out)
+        why = desktop_format("the notification server did not answer %s within %llu s: notifications are not shown "
+                             "for %d s, then tried again", what, CALL_TIMEOUT_USEC / 1000000, QUIET_MS / 1000);
+    else
+        why = desktop_format("the notification server failed %s: %s", what, detail);
+    if (timed_out) self->quiet_until_ms = now_ms() + QUIET_MS;
     begin_problem(self, is_no_server(e) ? DESKTOP_NO_SERVER : DESKTOP_FAILING, why ? why : "the notification server failed");
     free(why);
 }
@@ -283,6 +299,11 @@ static int build_notify(desktop *self, const desktop_request *r, uint32_t replac
 /* Posts one request: connects and asks the server's capabilities first
  * when needed. Problems are counted and logged (once). */
 static void post(desktop *self, const desktop_request *r) {
+    if (self->quiet_until_ms && now_ms() < self->quiet_until_ms) {
+        self->unshown++;
+        return;
+    }
+    self->quiet_until_ms = 0;
     if ((!self->bus && connect_bus(self) < 0) || (!self->caps_known && query_caps(self) < 0)) {
         self->unshown++;
         return;

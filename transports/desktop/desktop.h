@@ -72,6 +72,7 @@ typedef struct desktop_settings {
 /* Requests waiting for the bus thread. */
 typedef struct desktop_queue {
     pthread_mutex_t lock;
+    pthread_cond_t room;          /* signalled when the bus thread takes the requests */
     desktop_request *head, *tail; /* [lock] */
     size_t count;                 /* [lock] */
     size_t dropped;               /* [lock] requests dropped because the queue was full, not yet reported */
@@ -121,6 +122,7 @@ struct desktop {
     bool markup;              /* the server takes body markup: & < > are escaped */
     bool inline_reply;        /* the server takes typed replies (KDE's inline-reply) */
     desktop_problem problem;  /* logged once when it begins, and once when it ends */
+    uint64_t quiet_until_ms;  /* after a call that timed out: no call before this (CLOCK_MONOTONIC) */
     unsigned long unshown;    /* messages not shown while the problem lasts */
     desktop_posted_table posted;
     char *image_dir;          /* where fetched images go (made on first use), or NULL */

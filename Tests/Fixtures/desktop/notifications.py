@@ -5,6 +5,7 @@ template) on a private session bus, for the desktop plugin's tests.
     notifications.py ADDRESS wait                  until org.freedesktop.Notifications is owned (10 s at most)
     notifications.py ADDRESS calls                 the Notify calls so far, as a JSON array of argument lists
     notifications.py ADDRESS emit NAME SIG ARG...  emits the server's signal NAME (SIG: u and s only)
+    notifications.py ADDRESS hang SECONDS          from now on, Notify answers only after SECONDS
 """
 import json
 import sys
@@ -33,6 +34,9 @@ def main(address, command, *rest):
         name, signature, *values = rest
         args = [dbus.UInt32(int(v)) if kind == "u" else dbus.String(v) for kind, v in zip(signature, values)]
         mock.EmitSignal(NAME, name, signature, args)
+    elif command == "hang":
+        (seconds,) = rest
+        mock.AddMethod(NAME, "Notify", "susssasa{sv}i", "u", f"import time; time.sleep({float(seconds)}); ret = 1")
     else:
         sys.exit(f"unknown command {command}")
 

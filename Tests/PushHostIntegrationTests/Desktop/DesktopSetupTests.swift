@@ -50,6 +50,46 @@ struct DesktopSetupTests {
         #expect(host.stop() == .status(0))
     }
 
+    @Test func aBurstGoesAtTheServersPaceAndLosesNothing() throws {
+        let scratch = try Scratch()
+        let bus = try SessionBus(scratch)
+        let server = try NotificationServer(on: bus)
+        // More than the plugin's queue holds (1,024).
+        let input = ndjson((1...1500).map { #"{"message_id":"m-\#($0)","notification":{"title":"n\#($0)"}}"# })
+        let result = try Command.pushhost(
+            ["run", "--state", scratch.file("state"), "--plugin", try DesktopPlugin.path(), "--set", "desktop.actions=false"],
+            stdin: input, environment: bus.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("dropped"))
+        let calls = try server.calls()
+        #expect(calls.count == 1500)
+        #expect(calls.last?.summary == "n1500")
+    }
+
+    @Test func aServerThatHangsCostsOneTimeoutNotOneEach() throws {
+        let scratch = try Scratch()
+        let bus = try SessionBus(scratch)
+        let server = try NotificationServer(on: bus)
+        try server.hang(seconds: 6)
+        let input = Pipe()
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
+             "--plugin", try DesktopPlugin.path(), "--set", "desktop.actions=false"],
+            errorPath: scratch.file("stderr.log"), environment: bus.environment, input: input)
+        let lines = Self.three.split(separator: "\n").map { Data(($0 + "\n").utf8) }
+        try input.fileHandleForWriting.write(contentsOf: lines[0])
+        #expect(host.waitForStderr(
+            "error desktop: the notification server did not answer to show message m-1 within 5 s: notifications are not shown for 30 s, then tried again"))
+        // What comes while the server is given a rest is not tried.
+        try input.fileHandleForWriting.write(contentsOf: lines[1] + lines[2])
+        try input.fileHandleForWriting.close()
+        #expect(host.waitForExit() == .status(0))
+        #expect(host.stderr.contains("warning desktop: 3 notifications were not shown"))
+        #expect(try scratch.reportLines().map { $0["status"] as? String } == ["delivered", "delivered", "delivered"])
+        // The server answers this once its sleep is over: m-1's call only.
+        #expect(try server.calls().map(\.summary) == ["one"])
+    }
+
     @Test(arguments: [
         ("timeout=soon", #"setting timeout: "soon" is not a number of seconds from -1 to 86400"#),
         ("actions=maybe", #"setting actions: "maybe" is not true or false"#),

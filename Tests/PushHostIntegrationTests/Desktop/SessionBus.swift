@@ -118,6 +118,12 @@ final class NotificationServer {
         try tool(["emit", name, signature] + values)
     }
 
+    /// From now on, `Notify` answers only after `seconds` (the server's
+    /// main loop sleeps: it answers nothing else meanwhile either).
+    func hang(seconds: Int) throws {
+        try tool(["hang", "\(seconds)"])
+    }
+
     @discardableResult
     private func tool(_ arguments: [String]) throws -> String {
         let script = Paths.fixtures.appendingPathComponent("desktop/notifications.py").path
