@@ -268,6 +268,7 @@ struct ph_plugin {
 /* Host extensions (host->get_extension returns them): */
 #define PH_EXT_CHAIN "ph.chain/1"
 #define PH_EXT_INTAKE "ph.intake/1"
+#define PH_EXT_STATE "ph.state/1"
 
 /* Opaque: one message on its way through the interceptors. Valid from
  * intercept() until the call of proceed or stop that ends it. */
@@ -337,6 +338,17 @@ typedef struct ph_intake {
                                                       const char *PH_NONNULL report_line),
                              void *PH_NULLABLE ctx);
 } ph_intake;
+
+/* PH_EXT_STATE: a folder of the plugin's own inside the host's state
+ * directory, for what it keeps across restarts (keys, cursors, ids). Owned
+ * by the host; valid until destroy() returns. */
+typedef struct ph_state {
+    uint32_t struct_size; /* sizeof(ph_state) as the host was built */
+    /* [thread-safe] STATE/plugins/NAME (NAME: the plugin's name), made with
+     * mode 0700 on the first call; NULL, logged, when it cannot be made.
+     * Owned by the host; valid until destroy() returns. */
+    const char *PH_NULLABLE (*PH_NONNULL directory)(const ph_host *PH_NONNULL host);
+} ph_state;
 
 /* The one symbol a plugin exports. Returns the descriptor, or NULL to refuse
  * loading. [dispatch thread] Called once, before anything else. */

@@ -69,6 +69,7 @@ enum HostExtensions {
     static func find(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
         if strcmp(id, PH_EXT_INTAKE) == 0 { return UnsafeRawPointer(intake) }
         if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
+        if strcmp(id, PH_EXT_STATE) == 0 { return UnsafeRawPointer(PluginStateFolder.table) }
         return nil
     }
 }

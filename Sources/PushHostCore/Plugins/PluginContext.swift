@@ -1,5 +1,6 @@
 import CPushHost
 import Logging
+import Synchronization
 
 /// Receives `complete` calls for messages a data plugin gave `PH_PENDING`.
 protocol VerdictSink: AnyObject, Sendable {
@@ -17,6 +18,8 @@ final class PluginContext: @unchecked Sendable {
     let submissions: PluginSubmissions
     /// Set once by the data stage before any message flows; read from any thread after.
     weak var verdicts: (any VerdictSink)?
+    /// The plugin's state folder (`ph.state/1`) once it was asked for; never freed.
+    let folder = Mutex<UnsafePointer<CChar>?>(nil)
 
     init(name: String, logger: Logger, tokens: TokenStore, submissions: PluginSubmissions) {
         self.name = name
