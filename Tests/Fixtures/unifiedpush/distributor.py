@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""A fake UnifiedPush distributor for the unifiedpush plugin's tests, on a
+private session bus: python-dbusmock serving org.unifiedpush.Distributor2 at
+/org/unifiedpush/Distributor under the name org.unifiedpush.Distributor.fake,
+with Register added here, and the pushes a push server would relay,
+encrypted here with `cryptography` (RFC 8291, aes128gcm).
+
+    distributor.py ADDRESS serve                 runs the mock (until killed)
+    distributor.py ADDRESS wait                  until the fake distributor is on the bus
+    distributor.py ADDRESS accept                Register succeeds, then NewEndpoint is called back
+    distributor.py ADDRESS refuse REASON         Register fails with REASON
+    distributor.py ADDRESS registrations         the Register calls so far, as JSON
+    distributor.py ADDRESS push APP TOKEN KEYS TEXT [ID [VERSION]]
+                                                 encrypts TEXT to the keys file KEYS and calls Message
+                                                 (VERSION 2, the default, or 1)
+    distributor.py ADDRESS raw APP TOKEN HEX     calls Message with these bytes as they are
+    distributor.py ADDRESS unregister APP TOKEN  calls Unregistered
+"""
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+
+import dbus
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+NAME = "org.unifiedpush.Distributor.fake"
+PATH = "/org/unifiedpush/Distributor"
+CONNECTOR = "/org/unifiedpush/Connector"
+
+# Register's code, run inside the mock: answers at once, and calls the
+# connector back without waiting (it is busy waiting for this answer).
+ACCEPT = """
+service = str(args[0]['service'])
+token = str(args[0]['token'])
+dbus.SessionBus().get_object(service, '/org/unifiedpush/Connector', introspect=False).NewEndpoint(
+    dbus.Dictionary({'token': token, 'endpoint': 'https://push.example.net/up/' + token[:8]}, signature='sv'),
+    dbus_interface='org.unifiedpush.Connector2', ignore_reply=True)
+ret = {'success': 'REGISTRATION_SUCCEEDED'}
+"""
+
+
+def unbase64(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def encrypt(plaintext, receiver_public, auth):
+    sender = ec.generate_private_key(ec.SECP256R1())
+    sender_public = sender.public_key().public_bytes(serialization.Encoding.X962,
+                                                     serialization.PublicFormat.UncompressedPoint)
+    receiver = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), receiver_public)
+    secret = sender.exchange(ec.ECDH(), receiver)
+    ikm = HKDF(hashes.SHA256(), 32, auth, b"WebPush: info\0" + receiver_public + sender_public).derive(secret)
+    salt = os.urandom(16)
+    cek = HKDF(hashes.SHA256(), 16, salt, b"Content-Encoding: aes128gcm\0").derive(ikm)
+    nonce = HKDF(hashes.SHA256(), 12, salt, b"Content-Encoding: nonce\0").derive(ikm)
+    record = AESGCM(cek).encrypt(nonce, plaintext + b"\x02", None)
+    return salt + (4096).to_bytes(4, "big") + bytes([len(sender_public)]) + sender_public + record
+
+
+def connector(bus, app):
+    return bus.get_object(app, CONNECTOR, introspect=False)
+
+
+def message(bus, app, token, body, ident, version):
+    payload = dbus.Array(body, signature="y")
+    if version == "1":
+        connector(bus, app).Message(token, payload, ident, dbus_interface="org.unifiedpush.Connector1")
+    else:
+        arguments = dbus.Dictionary({"token": token, "message": payload, "id": ident}, signature="sv")
+        connector(bus, app).Message(arguments, dbus_interface="org.unifiedpush.Connector2")
+
+
+def main(address, command, *rest):
+    if command == "serve":
+        os.execv(sys.executable, [sys.executable, "-m", "dbusmock", "--session", NAME, PATH,
+                                  "org.unifiedpush.Distributor2"])
+    bus = dbus.bus.BusConnection(address)
+    if command == "wait":
+        deadline = time.monotonic() + 10
+        while not bus.name_has_owner(NAME):
+            if time.monotonic() > deadline:
+                sys.exit(f"nobody owns {NAME} after 10 s")
+            time.sleep(0.02)
+        return
+    mock = dbus.Interface(bus.get_object(NAME, PATH), "org.freedesktop.DBus.Mock")
+    if command == "accept":
+        mock.AddMethod("org.unifiedpush.Distributor2", "Register", "a{sv}", "a{sv}", ACCEPT)
+    elif command == "refuse":
+        (reason,) = rest
+        mock.AddMethod("org.unifiedpush.Distributor2", "Register", "a{sv}", "a{sv}",
+                       f"ret = {{'success': 'REGISTRATION_FAILED', 'reason': {reason!r}}}")
+    elif command == "registrations":
+        print(json.dumps([dict(args[0]) for _, method, args in mock.GetCalls() if method == "Register"]))
+    elif command == "push":
+        app, token, keys_file, text, *more = rest
+        keys = dict(line.split(" ", 1) for line in open(keys_file).read().splitlines())
+        body = encrypt(text.encode(), unbase64(keys["public"]), unbase64(keys["auth"]))
+        message(bus, app, token, body, more[0] if more else "", more[1] if len(more) > 1 else "2")
+    elif command == "raw":
+        app, token, hex_bytes = rest
+        message(bus, app, token, bytes.fromhex(hex_bytes), "raw", "2")
+    elif command == "unregister":
+        app, token = rest
+        arguments = dbus.Dictionary({"token": token}, signature="sv")
+        connector(bus, app).Unregistered(arguments, dbus_interface="org.unifiedpush.Connector2")
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,198 @@
+/*
+ * connector.c: [bus thread] the object a distributor calls, at
+ * /org/unifiedpush/Connector: org.unifiedpush.Connector2 (arguments in a
+ * variant dictionary) and org.unifiedpush.Connector1 (plain arguments, which
+ * KUnifiedPush still sends). Both lead to the same three handlers.
+ *
+ * A call with a token that is not ours is logged and ignored, as the
+ * specification asks. A message is decrypted here, and only a message that
+ * decrypts is handed to the host; one that does not, or that is longer than
+ * 4096 bytes, is rejected with the reason in the log.
+ */
+#include "unifiedpush.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#define CONNECTOR_PATH "/org/unifiedpush/Connector"
+
+/* What a distributor's call carries, whichever version it came in. */
+typedef struct delivery {
+    const char *token;
+    const char *endpoint;
+    const char *id;
+    const uint8_t *message;
+    size_t size;
+    bool has_message;
+} delivery;
+
+/* Whether token is ours; logs the ones that are not. */
+static bool ours(unifiedpush *self, const char *method, const char *token) {
+    if (token && strcmp(token, self->token) == 0) return true;
+    up_log(self->host, PH_LOG_WARNING, "%s with an unknown token \"%s\": ignored", method, token ? token : "");
+    return false;
+}
+
+static void submit(unifiedpush *self, const char *json, const char *what) {
+    if (!atomic_load(&self->submitting) || self->intake->submit(self->host, json, strlen(json), NULL, NULL) != 0)
+        up_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
+}
+
+static void new_endpoint(unifiedpush *self, const delivery *d) {
+    if (!ours(self, "NewEndpoint", d->token)) return;
+    const char *e = d->endpoint ? d->endpoint : "";
+    if ((strncmp(e, "https://", 8) != 0 && strncmp(e, "http://", 7) != 0) || strlen(e) > 1000) {
+        up_log(self->host, PH_LOG_WARNING, "NewEndpoint with \"%s\", which is not an http(s) URL of at most 1000 bytes: ignored", e);
+        return;
+    }
+    self->registered = true;
+    char *quoted = up_json_quote(e);
+    char *json = quoted ? up_format("{\"pushhost\":\"token\",\"token\":%s}", quoted) : NULL;
+    if (json) {
+        up_log(self->host, PH_LOG_INFO, "endpoint %s", e);
+        submit(self, json, "an endpoint");
+    } else {
+        up_log(self->host, PH_LOG_ERROR, "out of memory: the endpoint %s is lost", e);
+    }
+    free(json);
+    free(quoted);
+}
+
+static void unregistered(unifiedpush *self, const delivery *d) {
+    if (!ours(self, "Unregistered", d->token)) return;
+    up_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: registering again");
+    self->registered = false;
+    self->backoff_ms = 0;
+    up_retry_later(self);
+}
+
+static void message(unifiedpush *self, const delivery *d) {
+    if (!ours(self, "Message", d->token)) return;
+    const char *id = d->id && *d->id ? d->id : "(no id)";
+    if (!d->has_message || d->size == 0 || d->size > UP_MESSAGE_MAX) {
+        up_log(self->host, PH_LOG_ERROR, "message %s rejected: %zu bytes, not 1 to %d", id, d->size, UP_MESSAGE_MAX);
+        return;
+    }
+    uint8_t *plaintext;
+    size_t length;
+    const char *why;
+    if (webpush_decrypt(&self->keys, d->message, d->size, &plaintext, &length, &why) != 0) {
+        up_log(self->host, PH_LOG_ERROR, "message %s rejected: %s", id, why);
+        return;
+    }
+    if (memchr(plaintext, '\0', length)) {
+        up_log(self->host, PH_LOG_ERROR, "message %s rejected: its plaintext holds a NUL byte", id);
+    } else {
+        up_log(self->host, PH_LOG_DEBUG, "message %s: %zu bytes decrypted", id, length);
+        submit(self, (const char *)plaintext, "a message");
+    }
+    free(plaintext);
+}
+
+/* Reads Connector2's a{sv} into d (strings and the byte array stay in m). */
+static int read_dictionary(sd_bus_message *m, delivery *d) {
+    int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+    while (r > 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+        const char *key, *contents;
+        char type;
+        if ((r = sd_bus_message_read(m, "s", &key)) < 0 || (r = sd_bus_message_peek_type(m, &type, &contents)) < 0) break;
+        const char **text = strcmp(key, "token") == 0 ? &d->token : strcmp(key, "endpoint") == 0 ? &d->endpoint
+                          : strcmp(key, "id") == 0 ? &d->id : NULL;
+        if (text && strcmp(contents, "s") == 0) {
+            r = sd_bus_message_read(m, "v", "s", text);
+        } else if (strcmp(key, "message") == 0 && strcmp(contents, "ay") == 0) {
+            const void *bytes = NULL;
+            if ((r = sd_bus_message_enter_container(m, 'v', "ay")) >= 0 &&
+                (r = sd_bus_message_read_array(m, 'y', &bytes, &d->size)) >= 0)
+                r = sd_bus_message_exit_container(m);
+            d->message = bytes;
+            d->has_message = r >= 0;
+        } else {
+            r = sd_bus_message_skip(m, "v");
+        }
+        if (r < 0 || (r = sd_bus_message_exit_container(m)) < 0) break;
+        r = 1;
+    }
+    if (r >= 0) r = sd_bus_message_exit_container(m);
+    return r;
+}
+
+/* Connector2: each method reads its dictionary, answers at once (the caller
+ * must not wait on the work), then does the work. */
+static int v2(sd_bus_message *m, void *userdata, sd_bus_error *e, void (*handle)(unifiedpush *, const delivery *)) {
+    unifiedpush *self = userdata;
+    delivery d = {0};
+    int r = read_dictionary(m, &d);
+    if (r < 0) return sd_bus_error_set(e, SD_BUS_ERROR_INVALID_ARGS, "arguments are a{sv} as org.unifiedpush.Connector2 says");
+    sd_bus_message *reply = NULL;
+    r = sd_bus_message_new_method_return(m, &reply);
+    if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "{sv}");
+    if (r >= 0 && handle == message && d.id) r = sd_bus_message_append(reply, "{sv}", "id", "s", d.id);
+    if (r >= 0) r = sd_bus_message_close_container(reply);
+    if (r >= 0) r = sd_bus_send(NULL, reply, NULL);
+    sd_bus_message_unref(reply);
+    handle(self, &d);
+    return r < 0 ? r : 1;
+}
+
+static int v2_message(sd_bus_message *m, void *u, sd_bus_error *e) { return v2(m, u, e, message); }
+static int v2_new_endpoint(sd_bus_message *m, void *u, sd_bus_error *e) { return v2(m, u, e, new_endpoint); }
+static int v2_unregistered(sd_bus_message *m, void *u, sd_bus_error *e) { return v2(m, u, e, unregistered); }
+
+static int v1_message(sd_bus_message *m, void *userdata, sd_bus_error *e) {
+    (void)e;
+    delivery d = {0};
+    const void *bytes = NULL;
+    int r = sd_bus_message_read(m, "s", &d.token);
+    if (r >= 0) r = sd_bus_message_read_array(m, 'y', &bytes, &d.size);
+    if (r >= 0) r = sd_bus_message_read(m, "s", &d.id);
+    if (r < 0) return r;
+    d.message = bytes;
+    d.has_message = true;
+    r = sd_bus_reply_method_return(m, "");
+    message(userdata, &d);
+    return r;
+}
+
+static int v1_new_endpoint(sd_bus_message *m, void *userdata, sd_bus_error *e) {
+    (void)e;
+    delivery d = {0};
+    int r = sd_bus_message_read(m, "ss", &d.token, &d.endpoint);
+    if (r < 0) return r;
+    r = sd_bus_reply_method_return(m, "");
+    new_endpoint(userdata, &d);
+    return r;
+}
+
+static int v1_unregistered(sd_bus_message *m, void *userdata, sd_bus_error *e) {
+    (void)e;
+    delivery d = {0};
+    int r = sd_bus_message_read(m, "s", &d.token);
+    if (r < 0) return r;
+    r = sd_bus_reply_method_return(m, "");
+    unregistered(userdata, &d);
+    return r;
+}
+
+static const sd_bus_vtable connector2[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD("Message", "a{sv}", "a{sv}", v2_message, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("NewEndpoint", "a{sv}", "a{sv}", v2_new_endpoint, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Unregistered", "a{sv}", "a{sv}", v2_unregistered, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+static const sd_bus_vtable connector1[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD("Message", "says", "", v1_message, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("NewEndpoint", "ss", "", v1_new_endpoint, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Unregistered", "s", "", v1_unregistered, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END,
+};
+
+int up_connector_serve(unifiedpush *self) {
+    int r = sd_bus_add_object_vtable(self->bus, NULL, CONNECTOR_PATH, "org.unifiedpush.Connector2", connector2, self);
+    if (r >= 0) r = sd_bus_add_object_vtable(self->bus, NULL, CONNECTOR_PATH, "org.unifiedpush.Connector1", connector1, self);
+    return r < 0 ? r : 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * unifiedpush.c: the unifiedpush plugin's descriptor, settings and lifetime.
+ *
+ * A source plugin (ph.source/1): once started, its bus thread (session.c)
+ * owns the application id on the session bus, registers with a UnifiedPush
+ * distributor, and hands the host each endpoint as a token event and each
+ * push, decrypted, as a record (ph.intake/1). Its keys live in the plugin's
+ * state folder (ph.state/1), so the endpoint and the keys senders use
+ * survive restarts.
+ *
+ * Settings:
+ *   app_id       the application id the connector owns on the bus, reverse
+ *                DNS (required), e.g. org.example.Pushhost
+ *   description  what the distributor may show (default: pushhost)
+ *   distributor  the distributor's bus name (default: the first
+ *                org.unifiedpush.Distributor.* name, in byte order)
+ */
+#include "unifiedpush.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *vformat(const char *format, va_list args) {
+    va_list measure;
+    va_copy(measure, args);
+    int n = vsnprintf(NULL, 0, format, measure);
+    va_end(measure);
+    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (text) vsnprintf(text, (size_t)n + 1, format, args);
+    return text;
+}
+
+char *up_format(const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    char *text = vformat(format, args);
+    va_end(args);
+    return text;
+}
+
+void up_log(const ph_host *host, ph_log_level level, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    char *text = vformat(format, args);
+    va_end(args);
+    host->log(host, text ? level : PH_LOG_ERROR, text ? text : "out of memory");
+    free(text);
+}
+
+char *up_json_quote(const char *s) {
+    size_t n = 2;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) n += (*c == '"' || *c == '\\') ? 2 : *c < 0x20 ? 6 : 1;
+    char *out = malloc(n + 1), *at = out;
+    if (!out) return NULL;
+    *at++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            *at++ = '\\';
+            *at++ = (char)*c;
+        } else if (*c < 0x20) {
+            at += snprintf(at, 7, "\\u%04x", *c);
+        } else {
+            *at++ = (char)*c;
+        }
+    }
+    *at++ = '"';
+    *at = '\0';
+    return out;
+}
+
+uint64_t up_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+/* A bus name of reverse-DNS form: dot-separated elements of [A-Za-z0-9_-],
+ * at least two, none starting with a digit, at most 255 bytes. */
+static bool is_app_id(const char *s) {
+    size_t elements = 0, length = strlen(s);
+    if (length == 0 || length > 255) return false;
+    for (const char *at = s; *at;) {
+        const char *end = strchr(at, '.');
+        size_t n = end ? (size_t)(end - at) : strlen(at);
+        if (n == 0 || (at[0] >= '0' && at[0] <= '9')) return false;
+        for (size_t i = 0; i < n; i++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", at[i])) return false;
+        elements++;
+        at += n + (end ? 1 : 0);
+        if (end && !*at) return false;
+    }
+    return elements >= 2;
+}
+
+static void free_settings(up_settings *s) {
+    free(s->app_id);
+    free(s->description);
+    free(s->distributor);
+}
+
+static void *up_create(const ph_host *host, const ph_config *config) {
+    const char *app_id = host->config_get(config, "app_id");
+    const char *description = host->config_get(config, "description");
+    const char *distributor = host->config_get(config, "distributor");
+    if (!app_id || !*app_id) {
+        host->log(host, PH_LOG_ERROR, "the app_id setting is required: the connector's bus name, such as org.example.Pushhost");
+        return NULL;
+    }
+    if (!is_app_id(app_id)) {
+        up_log(host, PH_LOG_ERROR, "setting app_id: \"%s\" is not a bus name in reverse DNS form (such as org.example.Pushhost)", app_id);
+        return NULL;
+    }
+    const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
+    const ph_state *state = host->get_extension(host, PH_EXT_STATE);
+    if (!intake || !state) {
+        host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE " or " PH_EXT_STATE ", which this plugin needs");
+        return NULL;
+    }
+    const char *folder = state->directory(host);
+    if (!folder) return NULL; /* the host said why */
+    unifiedpush *self = calloc(1, sizeof *self);
+    if (!self) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        return NULL;
+    }
+    self->host = host;
+    self->intake = intake;
+    self->wake = -1;
+    self->settings.app_id = strdup(app_id);
+    self->settings.description = strdup(description && *description ? description : "pushhost");
+    self->settings.distributor = distributor && *distributor ? strdup(distributor) : NULL;
+    self->keys_path = up_format("%s/keys", folder);
+    if (!self->settings.app_id || !self->settings.description || (distributor && *distributor && !self->settings.distributor) ||
+        !self->keys_path) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+    } else if (up_keys_load(self) == 0) {
+        return self;
+    }
+    free_settings(&self->settings);
+    free(self->keys_path);
+    free(self);
+    return NULL;
+}
+
+static int up_start(void *p) {
+    unifiedpush *self = p;
+    self->wake = eventfd(0, EFD_CLOEXEC);
+    int failed = self->wake < 0 ? errno : pthread_create(&self->thread, NULL, up_session_main, self);
+    if (failed) {
+        up_log(self->host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
+        return -1;
+    }
+    self->thread_running = true;
+    atomic_store(&self->submitting, true);
+    return 0;
+}
+
+/* Ends the bus thread: nothing more is submitted, and the name is given up. */
+static void up_stop(void *p) {
+    unifiedpush *self = p;
+    atomic_store(&self->submitting, false);
+    if (self->thread_running) {
+        uint64_t one = 1;
+        ssize_t n = write(self->wake, &one, sizeof one);
+        (void)n; /* an eventfd always takes one more */
+        pthread_join(self->thread, NULL);
+        self->thread_running = false;
+    }
+}
+
+static void up_destroy(void *p) {
+    unifiedpush *self = p;
+    if (!self) return;
+    up_stop(self);
+    if (self->wake >= 0) close(self->wake);
+    memset(&self->keys, 0, sizeof self->keys);
+    free(self->said);
+    free(self->keys_path);
+    free_settings(&self->settings);
+    free(self);
+}
+
+static const ph_source source = {
+    .struct_size = sizeof(ph_source),
+    .start = up_start,
+    .stop = up_stop,
+};
+
+static const void *up_get_extension(void *self, const char *id) {
+    (void)self;
+    return strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
+}
+
+static const ph_plugin plugin = {
+    PH_PLUGIN_HEADER,
+    .name = "unifiedpush",
+    .version = "1.0.0",
+    .description = "A UnifiedPush connector on the session bus: endpoints become tokens, pushes (Web Push, "
+                   "decrypted) become records.",
+    .create = up_create,
+    .destroy = up_destroy,
+    .get_extension = up_get_extension,
+};
+
+PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

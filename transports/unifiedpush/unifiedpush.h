@@ -1,0 +1,82 @@
+/*
+ * unifiedpush.h: the parts of the unifiedpush plugin, shared by its files.
+ *
+ * The plugin is a UnifiedPush connector on the session bus: it owns the
+ * application id, serves org.unifiedpush.Connector2 (and version 1) at
+ * /org/unifiedpush/Connector, registers with a distributor, and hands the
+ * host what the distributor delivers:
+ *
+ *   NewEndpoint   a token event: the endpoint is the token a server pushes to
+ *   Message       the push, decrypted (RFC 8291), as a record
+ *   Unregistered  logged; the connector registers again
+ *
+ *   unifiedpush.c  the descriptor, the settings, create/destroy, the source role
+ *   keys.c         the key pair, the auth secret and the connection token, kept in a file
+ *   session.c      [bus thread] the connection, the name, registration and its retries
+ *   connector.c    [bus thread] the Connector methods the distributor calls
+ *   webpush.c      RFC 8291 decryption (libcrypto)
+ */
+#ifndef UNIFIEDPUSH_H
+#define UNIFIEDPUSH_H
+
+#include "webpush.h"
+
+#include <pushhost.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A push message is at most this long (the UnifiedPush specification). */
+#define UP_MESSAGE_MAX 4096
+/* A connection token is at most this long. */
+#define UP_TOKEN_MAX 100
+
+typedef struct up_settings {
+    char *app_id;      /* the connector's bus name, reverse DNS */
+    char *description; /* shown by the distributor */
+    char *distributor; /* the distributor's bus name, or NULL: the first one found */
+} up_settings;
+
+typedef struct unifiedpush {
+    const ph_host *host;     /* valid until destroy() returns */
+    const ph_intake *intake; /* the host's */
+    up_settings settings;
+    char *keys_path;         /* the key file in the plugin's state folder */
+    webpush_keys keys;
+    char token[UP_TOKEN_MAX + 1]; /* the connection token, in the key file too */
+    pthread_t thread;
+    bool thread_running;
+    int wake;                /* eventfd: stop() asks the bus thread to end */
+    atomic_bool submitting;  /* between start and stop */
+
+    /* [bus thread] from here on */
+    struct sd_bus *bus;
+    bool name_owned;
+    bool registered;          /* the distributor accepted the registration */
+    uint64_t next_attempt_ms; /* when to try registering again (CLOCK_MONOTONIC), 0: now */
+    unsigned backoff_ms;
+    char *said;               /* the last problem logged, so that a repeated one is not */
+} unifiedpush;
+
+/* unifiedpush.c */
+void up_log(const ph_host *host, ph_log_level level, const char *format, ...) __attribute__((format(printf, 3, 4)));
+char *up_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
+char *up_json_quote(const char *s);
+uint64_t up_now_ms(void);
+
+/* keys.c: loads the key file at self->keys_path, or makes it (0600). 0, or -1 (logged). */
+int up_keys_load(unifiedpush *self);
+
+/* session.c */
+void *up_session_main(void *self);
+/* Logs problem once: not again while the same problem lasts. */
+void up_problem(unifiedpush *self, ph_log_level level, const char *problem);
+/* Registration failed or is gone: tries again after the backoff. */
+void up_retry_later(unifiedpush *self);
+
+/* connector.c: the object at /org/unifiedpush/Connector. 0, or a negative errno. */
+int up_connector_serve(unifiedpush *self);
+
+#endif
