@@ -134,7 +134,7 @@ final class NotificationServer {
 }
 
 /// The desktop plugin, built once per test process with its documented
-/// command (`make -C transports desktop`) into a folder of its own.
+/// command (`make -C transports desktop`).
 enum DesktopPlugin {
     /// Whether the tests can run here: on CI always (a missing package must
     /// fail there, not skip), elsewhere when the bus, the mock server and
@@ -148,26 +148,8 @@ enum DesktopPlugin {
         return true
     }()
 
-    /// The folder the library is built into, made once and removed at exit.
-    private static let folder: String? = {
-        var template = Array((NSTemporaryDirectory() + "/pushhost-desktop-build-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { return nil }
-        atexit { if let folder = DesktopPlugin.folder { try? FileManager.default.removeItem(atPath: folder) } }
-        return String(cString: made)
-    }()
-
-    private static let built: Result<String, CompileError> = {
-        guard let folder else { return .failure(CompileError(output: "mkdtemp failed")) }
-        let transports = Paths.packageRoot.appendingPathComponent("transports").path
-        guard let make = try? Command.run("make", ["-C", transports, "desktop", "OUT=\(folder)"]) else {
-            return .failure(CompileError(output: "make could not run"))
-        }
-        guard make.status == 0 else { return .failure(CompileError(output: make.stdout + make.rawStderr)) }
-        return .success(folder + "/libdesktop.so")
-    }()
-
     /// The path of the built `libdesktop.so`.
-    static func path() throws -> String { try built.get() }
+    static func path() throws -> String { try TransportBuild.library("desktop") }
 }
 
 /// Starts `process` with its standard output a pipe and standard error

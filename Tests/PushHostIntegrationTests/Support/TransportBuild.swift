@@ -1,0 +1,38 @@
+import Foundation
+
+/// The transport plugins (`transports/`), each built once per test process
+/// with its documented command, `make -C transports NAME`, into one folder
+/// made on first use and removed at exit.
+enum TransportBuild {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var built: [String: Result<String, CompileError>] = [:]
+
+    private static let folder: String? = {
+        var template = Array((NSTemporaryDirectory() + "/pushhost-transports-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { return nil }
+        atexit { if let folder = TransportBuild.folder { try? FileManager.default.removeItem(atPath: folder) } }
+        return String(cString: made)
+    }()
+
+    /// The path of `libNAME.so`, built now unless it was before; throws
+    /// make's output when the build fails.
+    static func library(_ name: String) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let outcome = built[name] { return try outcome.get() }
+        let outcome: Result<String, CompileError>
+        if let folder {
+            let transports = Paths.packageRoot.appendingPathComponent("transports").path
+            if let make = try? Command.run("make", ["-C", transports, name, "OUT=\(folder)"]) {
+                outcome = make.status == 0
+                    ? .success(folder + "/lib\(name).so") : .failure(CompileError(output: make.stdout + make.rawStderr))
+            } else {
+                outcome = .failure(CompileError(output: "make could not run"))
+            }
+        } else {
+            outcome = .failure(CompileError(output: "mkdtemp failed"))
+        }
+        built[name] = outcome
+        return try outcome.get()
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// A fake UnifiedPush distributor on a `SessionBus`: python-dbusmock serving
+/// `org.unifiedpush.Distributor2` as `org.unifiedpush.Distributor.fake`,
+/// with `Register` given by the test, and the pushes a push server would
+/// relay, encrypted with `cryptography` (`Tests/Fixtures/unifiedpush/distributor.py`).
+final class Distributor {
+    private let bus: SessionBus
+    private let server = Process()
+
+    init(on bus: SessionBus) throws {
+        self.bus = bus
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [Self.script, bus.address, "serve"]
+        server.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        try tool(["wait"])
+    }
+
+    /// SIGKILL, as for the bus.
+    deinit {
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+    }
+
+    private static let script = Paths.fixtures.appendingPathComponent("unifiedpush/distributor.py").path
+
+    /// From now on `Register` succeeds and calls the connector's
+    /// `NewEndpoint` back with `https://push.example.net/up/` and the
+    /// token's first 8 characters.
+    func accept() throws { try tool(["accept"]) }
+
+    /// From now on `Register` fails with `reason`.
+    func refuse(_ reason: String) throws { try tool(["refuse", reason]) }
+
+    /// The `Register` calls so far: their `service`, `token` and `description`.
+    func registrations() throws -> [[String: String]] {
+        let output = try tool(["registrations"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: String]])
+    }
+
+    /// Encrypts `text` to the keys in `keys` (the connector's key file) and
+    /// calls the connector's `Message` (`version` 2 or 1).
+    func push(to app: String, token: String, keys: String, _ text: String, id: String = "", version: Int = 2) throws {
+        try tool(["push", app, token, keys, text, id, "\(version)"])
+    }
+
+    /// Calls `Message` with `bytes` as they are.
+    func pushRaw(to app: String, token: String, _ bytes: [UInt8]) throws {
+        try tool(["raw", app, token, bytes.map { String(format: "%02x", $0) }.joined()])
+    }
+
+    func unregister(_ app: String, token: String) throws { try tool(["unregister", app, token]) }
+
+    @discardableResult
+    private func tool(_ arguments: [String]) throws -> String {
+        let result = try Command.run("/usr/bin/python3", [Self.script, bus.address] + arguments)
+        try #require(result.status == 0, "distributor.py \(arguments.first ?? ""): \(result.rawStderr)")
+        return result.stdout
+    }
+}
+
+/// The unifiedpush plugin, built once per test process with its documented
+/// command (`make -C transports unifiedpush`).
+enum UnifiedPushPlugin {
+    /// On CI always; elsewhere when the bus, the mock and the libraries are there.
+    static let canRun: Bool =
+        ProcessInfo.processInfo.environment["CI"] == "true"
+        || (DesktopPlugin.canRun && (try? Command.run("pkg-config", ["--exists", "libcrypto"]))?.status == 0
+            && (try? Command.run("/usr/bin/python3", ["-c", "import cryptography"]))?.status == 0)
+
+    static func path() throws -> String { try TransportBuild.library("unifiedpush") }
+}
