@@ -47,8 +47,17 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
         return;
     }
     self->registered = true;
+    /* The keys go with the endpoint: together they are the subscription a
+     * server needs (pushhost token --subscription). */
     char *quoted = up_json_quote(e);
-    char *json = quoted ? up_format("{\"pushhost\":\"token\",\"token\":%s}", quoted) : NULL;
+    char *p256dh = webpush_base64url(self->keys.public_key, sizeof self->keys.public_key);
+    char *auth = webpush_base64url(self->keys.auth, sizeof self->keys.auth);
+    char *json = quoted && p256dh && auth
+        ? up_format("{\"pushhost\":\"token\",\"token\":%s,\"keys\":{\"p256dh\":\"%s\",\"auth\":\"%s\"}}", quoted,
+                    p256dh, auth)
+        : NULL;
+    free(auth);
+    free(p256dh);
     if (json) {
         up_log(self->host, PH_LOG_INFO, "endpoint %s", e);
         submit(self, json, "an endpoint");
@@ -61,7 +70,8 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
 
 static void unregistered(unifiedpush *self, const delivery *d) {
     if (!ours(self, "Unregistered", d->token)) return;
-    up_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: registering again");
+    up_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: the token is removed; registering again");
+    submit(self, "{\"pushhost\":\"token\",\"token\":null}", "the token's removal");
     self->registered = false;
     self->backoff_ms = 0;
     up_retry_later(self);

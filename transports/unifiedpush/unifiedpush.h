@@ -6,9 +6,11 @@
  * /org/unifiedpush/Connector, registers with a distributor, and hands the
  * host what the distributor delivers:
  *
- *   NewEndpoint   a token event: the endpoint is the token a server pushes to
+ *   NewEndpoint   a token event: the endpoint is the token a server pushes to,
+ *                 with the keys it encrypts to
  *   Message       the push, decrypted (RFC 8291), as a record
- *   Unregistered  logged; the connector registers again
+ *   Unregistered  a token event that removes the token; the connector
+ *                 registers again
  *
  *   unifiedpush.c  the descriptor, the settings, create/destroy, the source role
  *   keys.c         the key pair, the auth secret and the connection token, kept in a file

@@ -55,17 +55,27 @@ final class AppState {
         visibleNames = names
     }
 
-    /// Stores a token that differs from the stored one, then tells every
-    /// token plugin; the same token again calls nobody.
-    func store(_ token: String, source: RecordSource) -> EventStatus {
+    /// Stores a token that differs from the stored one (with its keys),
+    /// then tells every token plugin; the same token again calls nobody,
+    /// and a null token removes the stored one.
+    func store(_ event: TokenEvent, source: RecordSource) -> EventStatus {
+        guard let token = event.token else { return removeToken(source: source) }
         let change: TokenStore.Change
         do {
-            change = try tokens.replace(with: token)
+            change = try tokens.replace(with: token, keys: event.keys)
         } catch {
             logger.error("\(source.place): the token could not be stored: \(error)")
             return .failed("\(error)")
         }
-        guard case .replaced(let previous) = change else { return .unchanged }
+        switch change {
+        case .unchanged: return .unchanged
+        case .keys: return .stored
+        case .replaced(let previous): return tell(token, previous: previous, source: source)
+        }
+    }
+
+    /// Gives every token plugin the new token.
+    private func tell(_ token: String, previous: String?, source: RecordSource) -> EventStatus {
         workers.tokenChanged(to: token)
         token.withCString { new in
             withOptionalCString(previous) { previous in
@@ -79,6 +89,17 @@ final class AppState {
         // A token plugin's worker crashed in on_token: the token is stored, the event failed.
         if let problem = workers.takeProblem() { return .failed(problem) }
         return .stored
+    }
+
+    private func removeToken(source: RecordSource) -> EventStatus {
+        do {
+            guard let previous = try tokens.remove() else { return .unchanged }
+            logger.info("\(source.place): the token \(previous) was removed")
+            return .removed
+        } catch {
+            logger.error("\(source.place): the token could not be removed: \(error)")
+            return .failed("\(error)")
+        }
     }
 
     private func unknownScreen(_ name: String) -> String {

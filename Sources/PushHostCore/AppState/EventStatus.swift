@@ -6,6 +6,9 @@ enum EventStatus {
     case stored
     /// The token is the one stored already: nobody was called.
     case unchanged
+    /// A null token removed the stored one (no token plugin is called: the
+    /// ABI has no call for a token that is gone).
+    case removed
     /// The token could not be stored: why.
     case failed(String)
 
@@ -19,6 +22,7 @@ enum EventStatus {
         case .applied: "applied"
         case .stored: "stored"
         case .unchanged: "unchanged"
+        case .removed: "removed"
         case .failed: "failed"
         }
     }

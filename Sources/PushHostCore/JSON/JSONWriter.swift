@@ -1,6 +1,13 @@
 /// Writes JSON string literals for output lines.
-enum JSONWriter {
+package enum JSONWriter {
     /// Appends `string` as a quoted, escaped JSON string literal to `out`.
+    /// `string` as a JSON string, quotes included.
+    package static func quoted(_ string: String) -> String {
+        var bytes: [UInt8] = []
+        appendString(string, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func appendString(_ string: String, to out: inout [UInt8]) {
         var string = string
         string.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }

@@ -1,14 +1,14 @@
 /// A record addressed to the host itself: an object with a `"pushhost"` key.
 ///
 /// ```
-/// {"pushhost":"token","token":"T"}
+/// {"pushhost":"token","token":"T"}                  (see TokenEvent: keys, or null)
 /// {"pushhost":"foreground","screens":["issues","supplies"]}   (top first)
 /// {"pushhost":"foreground","screen":"issues"}
 /// {"pushhost":"background"}
 /// {"pushhost":"action","id":"m-101","action":"reply","input":"on my way"}
 /// ```
 enum HostEvent: Equatable {
-    case token(String)
+    case token(TokenEvent)
     case foreground(screens: [String])
     case background
     case action(ActionEvent)
@@ -40,12 +40,7 @@ enum HostEvent: Equatable {
         }
         switch kind {
         case .token:
-            guard let token = record.member(named: "token"), token.kind == .string else {
-                throw RecordError(event: kind, reason: "a token event needs \"token\": a string")
-            }
-            let text = token.text
-            guard !text.isEmpty else { throw RecordError(event: kind, reason: "the token is empty") }
-            self = .token(text)
+            self = .token(try TokenEvent(record: record))
         case .foreground:
             if let screens = record.member(named: "screens") {
                 guard screens.kind == .array, screens.elements.allSatisfy({ $0.kind == .string }) else {

@@ -145,7 +145,7 @@ import Testing
     @Test(arguments: [
         EventCase(record: #"{"pushhost":"reboot"}"#, event: nil, reason: #"unknown host event "reboot" (known: token, foreground, background, action)"#),
         EventCase(record: #"{"pushhost":7}"#, event: nil, reason: #""pushhost" must be a string naming the event"#),
-        EventCase(record: #"{"pushhost":"token"}"#, event: "token", reason: #"a token event needs "token": a string"#),
+        EventCase(record: #"{"pushhost":"token"}"#, event: "token", reason: #"a token event needs "token": a string (or null, to remove the stored one)"#),
         EventCase(record: #"{"pushhost":"token","token":""}"#, event: "token", reason: "the token is empty"),
         EventCase(record: #"{"pushhost":"foreground"}"#, event: "foreground", reason: #"a foreground event needs "screens" (top first) or "screen""#),
         EventCase(record: #"{"pushhost":"foreground","screens":"s1"}"#, event: "foreground", reason: #""screens" must be an array of screen names, top first"#),

@@ -60,6 +60,11 @@ struct UnifiedPushTests {
         #expect(mode == 0o600)
         let endpoint = "https://push.example.net/up/" + token.prefix(8)
         #expect(try Command.pushhost(["token", "--state", scratch.file("state")]).stdout == endpoint + "\n")
+        // And the subscription a server needs: the endpoint with the plugin's keys.
+        let keyLines = Dictionary(uniqueKeysWithValues: scratch.read("state/plugins/unifiedpush/keys")
+            .split(separator: "\n").map { line in (String(line.prefix { $0 != " " }), String(line.drop { $0 != " " }.dropFirst())) })
+        let subscription = try Command.pushhost(["token", "--state", scratch.file("state"), "--subscription"]).stdout
+        #expect(subscription == #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(keyLines["public"] ?? "")","auth":"\#(keyLines["auth"] ?? "")"}}"# + "\n")
 
         // A push in each version of the interface, encrypted to the plugin's keys.
         try distributor.push(
@@ -151,8 +156,11 @@ struct UnifiedPushTests {
         let keys = scratch.read("state/plugins/unifiedpush/keys")
         let token = try live.token()
         try distributor.unregister(Self.app, token: token)
-        #expect(live.host.waitForStderr("warning unifiedpush: the distributor unregistered this connector: registering again"))
-        eventually(timeout: .seconds(10)) { ((try? distributor.registrations().count) ?? 0) == 2 }
+        #expect(live.host.waitForStderr(
+            "warning unifiedpush: the distributor unregistered this connector: the token is removed; registering again"))
+        // The token is removed, then the registration made again brings it back.
+        #expect(try live.report(3).map { $0["status"] as? String } == ["stored", "removed", "stored"])
+        #expect(try distributor.registrations().count == 2)
         #expect(live.host.stop() == .status(0))
 
         try FileManager.default.removeItem(atPath: scratch.file("report.ndjson"))
