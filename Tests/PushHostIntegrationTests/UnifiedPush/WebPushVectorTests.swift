@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The Web Push decryption of the coming `unifiedpush` plugin
+/// The Web Push decryption of the `unifiedpush` plugin
 /// (`transports/unifiedpush/webpush.c`, on libcrypto), run against RFC
 /// 8291's own example and against what must fail, through
 /// `Tests/Fixtures/unifiedpush/rfc8291.c`.
