@@ -49,12 +49,12 @@ static uint64_t now_ms(void) {
 static void begin_problem(desktop *self, desktop_problem problem, const char *why) {
     if (self->problem == problem) return;
     self->problem = problem;
-    desktop_log(self->host, PH_LOG_ERROR, "%s", why);
+    transport_log(self->host, PH_LOG_ERROR, "%s", why);
 }
 
 static void shown(desktop *self) {
     if (self->problem == DESKTOP_OK) return;
-    desktop_log(self->host, PH_LOG_INFO, "notifications are shown again (%lu not shown meanwhile)", self->unshown);
+    transport_log(self->host, PH_LOG_INFO, "notifications are shown again (%lu not shown meanwhile)", self->unshown);
     self->problem = DESKTOP_OK;
     self->unshown = 0;
 }
@@ -64,12 +64,12 @@ static void no_bus(desktop *self, int error) {
     const char *address = getenv("DBUS_SESSION_BUS_ADDRESS"), *runtime = getenv("XDG_RUNTIME_DIR");
     char *why;
     if (address && *address)
-        why = desktop_format("no session bus (DBUS_SESSION_BUS_ADDRESS=%s: %s)", address, strerror(error));
+        why = transport_format("no session bus (DBUS_SESSION_BUS_ADDRESS=%s: %s)", address, strerror(error));
     else if (runtime && *runtime)
-        why = desktop_format("no session bus (%s/bus, as DBUS_SESSION_BUS_ADDRESS is unset: %s)", runtime, strerror(error));
+        why = transport_format("no session bus (%s/bus, as DBUS_SESSION_BUS_ADDRESS is unset: %s)", runtime, strerror(error));
     else
-        why = desktop_format("no session bus (DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset)");
-    char *line = why ? desktop_format("%s: notifications are not shown until there is one", why) : NULL;
+        why = transport_format("no session bus (DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset)");
+    char *line = why ? transport_format("%s: notifications are not shown until there is one", why) : NULL;
     begin_problem(self, DESKTOP_NO_BUS, line ? line : "no session bus");
     free(line);
     free(why);
@@ -86,13 +86,13 @@ static void call_failed(desktop *self, const char *what, const sd_bus_error *e, 
     bool timed_out = r == -ETIMEDOUT || sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY);
     char *why;
     if (is_no_server(e))
-        why = desktop_format("no notification server on the session bus (%s: %s): notifications are not shown until one starts",
+        why = transport_format("no notification server on the session bus (%s: %s): notifications are not shown until one starts",
                              SERVER, detail);
     else if (timed_out)
-        why = desktop_format("the notification server did not answer %s within %llu s: notifications are not shown "
+        why = transport_format("the notification server did not answer %s within %llu s: notifications are not shown "
                              "for %d s, then tried again", what, CALL_TIMEOUT_USEC / 1000000, QUIET_MS / 1000);
     else
-        why = desktop_format("the notification server failed %s: %s", what, detail);
+        why = transport_format("the notification server failed %s: %s", what, detail);
     if (timed_out) self->quiet_until_ms = now_ms() + QUIET_MS;
     begin_problem(self, is_no_server(e) ? DESKTOP_NO_SERVER : DESKTOP_FAILING, why ? why : "the notification server failed");
     free(why);
@@ -108,7 +108,7 @@ static void drop_bus(desktop *self) {
 /* Called on any failure of the bus itself (not of one call). */
 static void lost_bus(desktop *self, int r) {
     if (self->problem != DESKTOP_NO_BUS) {
-        desktop_log(self->host, PH_LOG_WARNING, "the session bus connection was lost (%s); reconnecting", strerror(-r));
+        transport_log(self->host, PH_LOG_WARNING, "the session bus connection was lost (%s); reconnecting", strerror(-r));
         self->problem = DESKTOP_NO_BUS;
     }
     drop_bus(self);
@@ -116,20 +116,20 @@ static void lost_bus(desktop *self, int r) {
 
 /* Submits one action event to the host. */
 static void submit_action(desktop *self, desktop_posted *p, const char *action, const char *input) {
-    char *id = desktop_json_quote(p->message_id), *key = desktop_json_quote(action);
-    char *text = input ? desktop_json_quote(input) : NULL;
+    char *id = transport_json_quote(p->message_id), *key = transport_json_quote(action);
+    char *text = input ? transport_json_quote(input) : NULL;
     char *json = id && key && (text || !input)
-        ? desktop_format("{\"pushhost\":\"action\",\"id\":%s,\"action\":%s%s%s}", id, key,
+        ? transport_format("{\"pushhost\":\"action\",\"id\":%s,\"action\":%s%s%s}", id, key,
                          text ? ",\"input\":" : "", text ? text : "")
         : NULL;
     if (!json) {
-        desktop_log(self->host, PH_LOG_ERROR, "out of memory: %s on message %s is lost", action, p->message_id);
+        transport_log(self->host, PH_LOG_ERROR, "out of memory: %s on message %s is lost", action, p->message_id);
     } else if (!atomic_load(&self->submitting) ||
                self->intake->submit(self->host, json, strlen(json), NULL, NULL) != 0) {
-        desktop_log(self->host, PH_LOG_WARNING, "%s on message %s came while the host is stopping: it is dropped",
+        transport_log(self->host, PH_LOG_WARNING, "%s on message %s came while the host is stopping: it is dropped",
                     action, p->message_id);
     } else {
-        desktop_log(self->host, PH_LOG_INFO, "message %s: %s (notification %u)", p->message_id, action, p->id);
+        transport_log(self->host, PH_LOG_INFO, "message %s: %s (notification %u)", p->message_id, action, p->id);
     }
     free(json);
     free(text);
@@ -177,7 +177,7 @@ static int on_closed(sd_bus_message *m, void *userdata, sd_bus_error *e) {
     if (sd_bus_message_read(m, "uu", &id, &reason) < 0) return 0;
     desktop_posted *p = desktop_posted_find(&self->posted, id);
     if (!p) return 0;
-    desktop_log(self->host, PH_LOG_INFO, "message %s: notification %u closed: %s (reason %u)", p->message_id, id,
+    transport_log(self->host, PH_LOG_INFO, "message %s: notification %u closed: %s (reason %u)", p->message_id, id,
                 closed_reason(reason), reason);
     desktop_posted_forget(p);
     return 0;
@@ -315,7 +315,7 @@ static void post(desktop *self, const desktop_request *r) {
     sd_bus_error error = SD_BUS_ERROR_NULL;
     int e = build_notify(self, r, replaces, &call, &reply_action);
     if (e < 0) {
-        desktop_log(self->host, PH_LOG_ERROR, "message %s: cannot build the Notify call: %s", r->message_id, strerror(-e));
+        transport_log(self->host, PH_LOG_ERROR, "message %s: cannot build the Notify call: %s", r->message_id, strerror(-e));
         return;
     }
     uint32_t id = 0;
@@ -324,7 +324,7 @@ static void post(desktop *self, const desktop_request *r) {
     sd_bus_message_unref(call);
     sd_bus_message_unref(reply);
     if (e < 0) {
-        char *what = desktop_format("to show message %s", r->message_id);
+        char *what = transport_format("to show message %s", r->message_id);
         if (sd_bus_error_is_set(&error)) call_failed(self, what ? what : "to show a message", &error, e);
         else lost_bus(self, e);
         self->unshown++;
@@ -335,8 +335,8 @@ static void post(desktop *self, const desktop_request *r) {
     shown(self);
     if (previous && previous->id != id) desktop_posted_forget(previous); /* the server made a new one */
     if (desktop_posted_note(&self->posted, id, r, reply_action) < 0)
-        desktop_log(self->host, PH_LOG_ERROR, "out of memory: a tap on message %s will not be known", r->message_id);
-    desktop_log(self->host, PH_LOG_DEBUG, "message %s: notification %u%s", r->message_id, id,
+        transport_log(self->host, PH_LOG_ERROR, "out of memory: a tap on message %s will not be known", r->message_id);
+    transport_log(self->host, PH_LOG_DEBUG, "message %s: notification %u%s", r->message_id, id,
                 replaces ? " (a replacement)" : "");
 }
 
@@ -387,7 +387,7 @@ void *desktop_bus_main(void *p) {
         size_t dropped;
         desktop_request *list = desktop_queue_take(&self->queue, &quit, &dropped);
         if (dropped)
-            desktop_log(self->host, PH_LOG_WARNING, "%zu %s dropped: the notification server does not keep up", dropped,
+            transport_log(self->host, PH_LOG_WARNING, "%zu %s dropped: the notification server does not keep up", dropped,
                         dropped == 1 ? "notification was" : "notifications were");
         for (desktop_request *r = list, *next; r; r = next) {
             next = r->next;
@@ -401,7 +401,7 @@ void *desktop_bus_main(void *p) {
         wait_for_work(self);
     }
     if (self->unshown && self->problem != DESKTOP_OK)
-        desktop_log(self->host, PH_LOG_WARNING, "%lu %s not shown", self->unshown,
+        transport_log(self->host, PH_LOG_WARNING, "%lu %s not shown", self->unshown,
                     self->unshown == 1 ? "notification was" : "notifications were");
     drop_bus(self);
     desktop_posted_clear(&self->posted);

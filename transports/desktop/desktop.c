@@ -47,7 +47,7 @@ static int read_flag(const ph_host *host, const ph_config *config, const char *k
     if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0 || strcmp(text, "yes") == 0) *out = true;
     else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0 || strcmp(text, "no") == 0) *out = false;
     else {
-        desktop_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not true or false", key, text);
+        transport_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not true or false", key, text);
         return -1;
     }
     return 0;
@@ -65,7 +65,7 @@ static int read_number(const ph_host *host, const ph_config *config, const char 
     errno = 0;
     double value = strtod(text, &end);
     if (errno || *end || isnan(value) || value < low || value > high) {
-        desktop_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not a number of %s from %g to %g", key, text, unit, low,
+        transport_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not a number of %s from %g to %g", key, text, unit, low,
                     high);
         return -1;
     }
@@ -132,7 +132,7 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
     int failed = desktop_queue_init(&self->queue) < 0 ? errno : 0;
     if (!failed) failed = pthread_create(&self->thread, NULL, desktop_bus_main, self);
     if (failed) {
-        desktop_log(host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
+        transport_log(host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
         if (self->queue.wake >= 0) desktop_queue_destroy(&self->queue);
         free_settings(&self->settings);
         free(self);
@@ -164,14 +164,14 @@ static void desktop_on_background(void *p, const ph_message *m) {
     if (self->settings.targets) {
         const char *target = host->message_target(m);
         if (!target || !desktop_list_has(self->settings.targets, target)) {
-            desktop_log(host, PH_LOG_DEBUG, "message %s: target %s is not among the targets setting", host->message_id(m),
+            transport_log(host, PH_LOG_DEBUG, "message %s: target %s is not among the targets setting", host->message_id(m),
                         target ? target : "(none)");
             return;
         }
     }
     desktop_request *r = desktop_request_make(self, m);
     if (!r) {
-        desktop_log(host, PH_LOG_DEBUG, "message %s has no title or body: nothing to show", host->message_id(m));
+        transport_log(host, PH_LOG_DEBUG, "message %s has no title or body: nothing to show", host->message_id(m));
         return;
     }
     desktop_queue_push(self, r);

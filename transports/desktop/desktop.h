@@ -12,7 +12,7 @@
  *   bus.c       [bus thread] the session bus: connects, posts, listens
  *   posted.c    [bus thread] the notifications this run posted, by id
  *   image.c     [bus thread] an image or icon -> a local file the server reads
- *   text.c      strings: JSON quoting, markup escaping, lists
+ *   text.c      strings: markup escaping, lists (../common/text.c: the rest)
  *
  * One thread of the plugin's own (the bus thread) owns the bus connection:
  * the notification server answers and signals on that one connection (GNOME
@@ -21,6 +21,8 @@
  */
 #ifndef DESKTOP_H
 #define DESKTOP_H
+
+#include "../common/text.h"
 
 #include <pushhost.h>
 
@@ -159,12 +161,8 @@ void desktop_posted_clear(desktop_posted_table *t);
 char *desktop_image_path(desktop *self, const char *value, const char *what, const char *message_id);
 void desktop_image_cleanup(desktop *self);
 
-/* text.c */
-char *desktop_json_quote(const char *s);
+/* text.c (and ../common/text.h for formats, log lines and JSON quoting) */
 char *desktop_markup_escape(const char *s);
-char *desktop_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
-void desktop_log(const ph_host *host, ph_log_level level, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
 char **desktop_split_list(const char *text);
 void desktop_free_list(char **list);
 bool desktop_list_has(char *const *list, const char *item);

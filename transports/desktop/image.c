@@ -66,10 +66,10 @@ static const char *image_dir(desktop *self) {
     const char *base = getenv("XDG_RUNTIME_DIR");
     if (!base || !*base) base = getenv("TMPDIR");
     if (!base || !*base) base = "/tmp";
-    char *template = desktop_format("%s/pushhost-desktop-XXXXXX", base);
+    char *template = transport_format("%s/pushhost-desktop-XXXXXX", base);
     if (!template) return NULL;
     if (!mkdtemp(template)) {
-        desktop_log(self->host, PH_LOG_ERROR, "cannot make a folder for images in %s: %s", base, strerror(errno));
+        transport_log(self->host, PH_LOG_ERROR, "cannot make a folder for images in %s: %s", base, strerror(errno));
         free(template);
         return NULL;
     }
@@ -82,7 +82,7 @@ static const char *image_dir(desktop *self) {
 #define KEPT_DOWNLOADS 64
 
 static void remove_download(desktop *self, unsigned long number) {
-    char *path = desktop_format("%s/%lu", self->image_dir, number);
+    char *path = transport_format("%s/%lu", self->image_dir, number);
     if (path) unlink(path);
     free(path);
 }
@@ -94,12 +94,12 @@ static void forget_old_download(desktop *self) {
 static char *fetch(desktop *self, const char *url, const char *what, const char *message_id) {
     const char *dir = image_dir(self);
     if (!dir) return NULL;
-    char *path = desktop_format("%s/%lu", dir, ++self->fetched);
+    char *path = transport_format("%s/%lu", dir, ++self->fetched);
     if (!path) return NULL;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     download d = {.out = fd >= 0 ? fdopen(fd, "w") : NULL, .limit = self->settings.image_max_bytes};
     if (!d.out) {
-        desktop_log(self->host, PH_LOG_WARNING, "message %s: cannot write %s: %s", message_id, path, strerror(errno));
+        transport_log(self->host, PH_LOG_WARNING, "message %s: cannot write %s: %s", message_id, path, strerror(errno));
         if (fd >= 0) close(fd);
         free(path);
         return NULL;
@@ -146,7 +146,7 @@ static char *fetch(desktop *self, const char *url, const char *what, const char 
         why = "it is not an image (PNG, JPEG, GIF, WebP, BMP or SVG)";
     }
     if (why) {
-        desktop_log(self->host, PH_LOG_WARNING, "message %s: the %s %s is not shown: %s", message_id, what, url, why);
+        transport_log(self->host, PH_LOG_WARNING, "message %s: the %s %s is not shown: %s", message_id, what, url, why);
         unlink(path);
         free(path);
         return NULL;
@@ -188,7 +188,7 @@ static char *local_file(desktop *self, char *path, const char *what, const char 
     else if (!S_ISREG(st.st_mode)) why = "not a regular file";
     else if (access(path, R_OK) != 0) why = strerror(errno);
     if (!why) return path;
-    desktop_log(self->host, PH_LOG_WARNING, "message %s: the %s %s is not shown: %s", message_id, what, value, why);
+    transport_log(self->host, PH_LOG_WARNING, "message %s: the %s %s is not shown: %s", message_id, what, value, why);
     free(path);
     return NULL;
 }
@@ -201,7 +201,7 @@ char *desktop_image_path(desktop *self, const char *value, const char *what, con
     if (strncmp(value, "file://", 7) == 0) {
         char *path = file_url_path(value);
         if (!path) {
-            desktop_log(self->host, PH_LOG_WARNING, "message %s: the %s %s is not shown: not a local file URL",
+            transport_log(self->host, PH_LOG_WARNING, "message %s: the %s %s is not shown: not a local file URL",
                         message_id, what, value);
             return NULL;
         }
@@ -209,12 +209,12 @@ char *desktop_image_path(desktop *self, const char *value, const char *what, con
     }
     if (strncmp(value, "http://", 7) == 0 || strncmp(value, "https://", 8) == 0) {
         if (self->settings.fetch_images) return fetch(self, value, what, message_id);
-        desktop_log(self->host, PH_LOG_DEBUG, "message %s: the %s %s is not fetched (fetch_images is off)",
+        transport_log(self->host, PH_LOG_DEBUG, "message %s: the %s %s is not fetched (fetch_images is off)",
                     message_id, what, value);
         return NULL;
     }
     if (strchr(value, ':') || strchr(value, '/')) {
-        desktop_log(self->host, PH_LOG_WARNING,
+        transport_log(self->host, PH_LOG_WARNING,
                     "message %s: the %s %s is not shown: neither a file, a file:// or http(s) URL, nor an icon name",
                     message_id, what, value);
         return NULL;

@@ -1,36 +1,13 @@
 /*
- * text.c: the strings the plugin builds: JSON quoting for the action events
- * it submits, markup escaping for servers that read body markup, formatted
- * log lines, and comma-separated lists (the targets setting).
+ * text.c: the strings only this plugin builds: markup escaping for servers
+ * that read body markup, and comma-separated lists (the targets setting).
+ * The rest is ../common/text.c.
  */
 #include "desktop.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *desktop_json_quote(const char *s) {
-    size_t n = 2;
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-        n += (*c == '"' || *c == '\\') ? 2 : *c < 0x20 ? 6 : 1;
-    char *out = malloc(n + 1), *at = out;
-    if (!out) return NULL;
-    *at++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            *at++ = '\\';
-            *at++ = (char)*c;
-        } else if (*c < 0x20) {
-            at += snprintf(at, 7, "\\u%04x", *c);
-        } else {
-            *at++ = (char)*c;
-        }
-    }
-    *at++ = '"';
-    *at = '\0';
-    return out;
-}
 
 /* The freedesktop body markup is a small XML subset: &, < and > must be
  * entities for the text to show as it is. */
@@ -51,33 +28,6 @@ char *desktop_markup_escape(const char *s) {
     }
     *at = '\0';
     return out;
-}
-
-static char *vformat(const char *format, va_list args) {
-    va_list measure;
-    va_copy(measure, args);
-    int n = vsnprintf(NULL, 0, format, measure);
-    va_end(measure);
-    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (text) vsnprintf(text, (size_t)n + 1, format, args);
-    return text;
-}
-
-char *desktop_format(const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    char *text = vformat(format, args);
-    va_end(args);
-    return text;
-}
-
-void desktop_log(const ph_host *host, ph_log_level level, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    char *text = vformat(format, args);
-    va_end(args);
-    host->log(host, text ? level : PH_LOG_ERROR, text ? text : "out of memory");
-    free(text);
 }
 
 /* "a, b,c" -> {"a", "b", "c", NULL}; blanks around items are dropped, and

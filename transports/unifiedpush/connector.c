@@ -30,39 +30,39 @@ typedef struct delivery {
 /* Whether token is ours; logs the ones that are not. */
 static bool ours(unifiedpush *self, const char *method, const char *token) {
     if (token && strcmp(token, self->token) == 0) return true;
-    up_log(self->host, PH_LOG_WARNING, "%s with an unknown token \"%s\": ignored", method, token ? token : "");
+    transport_log(self->host, PH_LOG_WARNING, "%s with an unknown token \"%s\": ignored", method, token ? token : "");
     return false;
 }
 
 static void submit(unifiedpush *self, const char *json, const char *what) {
     if (!atomic_load(&self->submitting) || self->intake->submit(self->host, json, strlen(json), NULL, NULL) != 0)
-        up_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
+        transport_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
 }
 
 static void new_endpoint(unifiedpush *self, const delivery *d) {
     if (!ours(self, "NewEndpoint", d->token)) return;
     const char *e = d->endpoint ? d->endpoint : "";
     if ((strncmp(e, "https://", 8) != 0 && strncmp(e, "http://", 7) != 0) || strlen(e) > 1000) {
-        up_log(self->host, PH_LOG_WARNING, "NewEndpoint with \"%s\", which is not an http(s) URL of at most 1000 bytes: ignored", e);
+        transport_log(self->host, PH_LOG_WARNING, "NewEndpoint with \"%s\", which is not an http(s) URL of at most 1000 bytes: ignored", e);
         return;
     }
     self->registered = true;
     /* The keys go with the endpoint: together they are the subscription a
      * server needs (pushhost token --subscription). */
-    char *quoted = up_json_quote(e);
+    char *quoted = transport_json_quote(e);
     char *p256dh = webpush_base64url(self->keys.public_key, sizeof self->keys.public_key);
     char *auth = webpush_base64url(self->keys.auth, sizeof self->keys.auth);
     char *json = quoted && p256dh && auth
-        ? up_format("{\"pushhost\":\"token\",\"token\":%s,\"keys\":{\"p256dh\":\"%s\",\"auth\":\"%s\"}}", quoted,
+        ? transport_format("{\"pushhost\":\"token\",\"token\":%s,\"keys\":{\"p256dh\":\"%s\",\"auth\":\"%s\"}}", quoted,
                     p256dh, auth)
         : NULL;
     free(auth);
     free(p256dh);
     if (json) {
-        up_log(self->host, PH_LOG_INFO, "endpoint %s", e);
+        transport_log(self->host, PH_LOG_INFO, "endpoint %s", e);
         submit(self, json, "an endpoint");
     } else {
-        up_log(self->host, PH_LOG_ERROR, "out of memory: the endpoint %s is lost", e);
+        transport_log(self->host, PH_LOG_ERROR, "out of memory: the endpoint %s is lost", e);
     }
     free(json);
     free(quoted);
@@ -70,7 +70,7 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
 
 static void unregistered(unifiedpush *self, const delivery *d) {
     if (!ours(self, "Unregistered", d->token)) return;
-    up_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: the token is removed; registering again");
+    transport_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: the token is removed; registering again");
     submit(self, "{\"pushhost\":\"token\",\"token\":null}", "the token's removal");
     self->registered = false;
     self->backoff_ms = 0;
@@ -81,20 +81,20 @@ static void message(unifiedpush *self, const delivery *d) {
     if (!ours(self, "Message", d->token)) return;
     const char *id = d->id && *d->id ? d->id : "(no id)";
     if (!d->has_message || d->size == 0 || d->size > UP_MESSAGE_MAX) {
-        up_log(self->host, PH_LOG_ERROR, "message %s rejected: %zu bytes, not 1 to %d", id, d->size, UP_MESSAGE_MAX);
+        transport_log(self->host, PH_LOG_ERROR, "message %s rejected: %zu bytes, not 1 to %d", id, d->size, UP_MESSAGE_MAX);
         return;
     }
     uint8_t *plaintext;
     size_t length;
     const char *why;
     if (webpush_decrypt(&self->keys, d->message, d->size, &plaintext, &length, &why) != 0) {
-        up_log(self->host, PH_LOG_ERROR, "message %s rejected: %s", id, why);
+        transport_log(self->host, PH_LOG_ERROR, "message %s rejected: %s", id, why);
         return;
     }
     if (memchr(plaintext, '\0', length)) {
-        up_log(self->host, PH_LOG_ERROR, "message %s rejected: its plaintext holds a NUL byte", id);
+        transport_log(self->host, PH_LOG_ERROR, "message %s rejected: its plaintext holds a NUL byte", id);
     } else {
-        up_log(self->host, PH_LOG_DEBUG, "message %s: %zu bytes decrypted", id, length);
+        transport_log(self->host, PH_LOG_DEBUG, "message %s: %zu bytes decrypted", id, length);
         submit(self, (const char *)plaintext, "a message");
     }
     free(plaintext);

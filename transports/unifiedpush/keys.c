@@ -39,16 +39,16 @@ static int save(unifiedpush *self) {
     char *public_key = webpush_base64url(self->keys.public_key, sizeof self->keys.public_key);
     char *auth = webpush_base64url(self->keys.auth, sizeof self->keys.auth);
     char *text = private_key && public_key && auth
-        ? up_format("token %s\nprivate %s\npublic %s\nauth %s\n", self->token, private_key, public_key, auth)
+        ? transport_format("token %s\nprivate %s\npublic %s\nauth %s\n", self->token, private_key, public_key, auth)
         : NULL;
-    char *temporary = up_format("%s.tmp", self->keys_path);
+    char *temporary = transport_format("%s.tmp", self->keys_path);
     int fd = text && temporary ? open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
     size_t length = text ? strlen(text) : 0;
     int failed = fd < 0 || write(fd, text, length) != (ssize_t)length || fsync(fd) != 0;
     if (fd >= 0) failed |= close(fd) != 0;
     if (!failed) failed = rename(temporary, self->keys_path) != 0;
     if (failed) {
-        up_log(self->host, PH_LOG_ERROR, "cannot write the key file %s: %s", self->keys_path,
+        transport_log(self->host, PH_LOG_ERROR, "cannot write the key file %s: %s", self->keys_path,
                text && temporary ? strerror(errno) : "out of memory");
         if (temporary) unlink(temporary);
     }
@@ -65,7 +65,7 @@ static int save(unifiedpush *self) {
 /* Decodes the base64url value of the line "NAME VALUE" into out; its
  * length in bytes, or -1 when there is no such line or it is not base64url. */
 static long field(const char *text, const char *name, uint8_t *out, size_t cap) {
-    char *key = up_format("\n%s ", name), *lines = up_format("\n%s", text);
+    char *key = transport_format("\n%s ", name), *lines = transport_format("\n%s", text);
     const char *at = key && lines ? strstr(lines, key) : NULL;
     long n = -1;
     if (at) {
@@ -106,11 +106,11 @@ int up_keys_load(unifiedpush *self) {
     int fd = open(self->keys_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0 && errno == ENOENT) {
         if (make_token(self->token) != 0 || webpush_generate(&self->keys) != 0) {
-            up_log(self->host, PH_LOG_ERROR, "cannot make keys: the random source failed");
+            transport_log(self->host, PH_LOG_ERROR, "cannot make keys: the random source failed");
             return -1;
         }
         if (save(self) != 0) return -1;
-        up_log(self->host, PH_LOG_INFO, "made new keys in %s", self->keys_path);
+        transport_log(self->host, PH_LOG_INFO, "made new keys in %s", self->keys_path);
         return 0;
     }
     char text[1024];
@@ -125,7 +125,7 @@ int up_keys_load(unifiedpush *self) {
     }
     memset(text, 0, sizeof text);
     if (why) {
-        up_log(self->host, PH_LOG_ERROR, "key file %s: %s (remove it to make new keys; senders then need the new ones)",
+        transport_log(self->host, PH_LOG_ERROR, "key file %s: %s (remove it to make new keys; senders then need the new ones)",
                self->keys_path, why);
         return -1;
     }

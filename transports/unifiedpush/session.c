@@ -47,7 +47,7 @@ static void drop_bus(unifiedpush *self) {
 static int connect_bus(unifiedpush *self) {
     int r = sd_bus_open_user(&self->bus);
     if (r < 0) {
-        char *why = up_format("no session bus (%s): retrying", strerror(-r));
+        char *why = transport_format("no session bus (%s): retrying", strerror(-r));
         up_problem(self, PH_LOG_ERROR, why ? why : "no session bus");
         free(why);
         self->bus = NULL;
@@ -57,8 +57,8 @@ static int connect_bus(unifiedpush *self) {
     if (r >= 0) r = sd_bus_request_name(self->bus, self->settings.app_id, 0);
     if (r < 0) {
         char *why = r == -EEXIST || r == -EALREADY
-            ? up_format("the application id %s is owned by another process: retrying", self->settings.app_id)
-            : up_format("cannot own the application id %s: %s", self->settings.app_id, strerror(-r));
+            ? transport_format("the application id %s is owned by another process: retrying", self->settings.app_id)
+            : transport_format("cannot own the application id %s: %s", self->settings.app_id, strerror(-r));
         up_problem(self, PH_LOG_ERROR, why ? why : "cannot own the application id");
         free(why);
         drop_bus(self);
@@ -84,8 +84,8 @@ static char *find_distributor(unifiedpush *self) {
     free(names);
     if (!result) {
         char *why = self->settings.distributor
-            ? up_format("the distributor %s is not on the session bus: retrying", self->settings.distributor)
-            : up_format("no UnifiedPush distributor on the session bus (no name starts with " DISTRIBUTOR_PREFIX
+            ? transport_format("the distributor %s is not on the session bus: retrying", self->settings.distributor)
+            : transport_format("no UnifiedPush distributor on the session bus (no name starts with " DISTRIBUTOR_PREFIX
                         "): retrying");
         up_problem(self, PH_LOG_ERROR, why ? why : "no distributor");
         free(why);
@@ -133,13 +133,13 @@ static void register_with(unifiedpush *self, const char *distributor) {
             accepted = strcmp(result, "REGISTRATION_SUCCEEDED") == 0 || strcmp(result, "NEW_ENDPOINT") == 0;
     }
     if (r < 0) {
-        char *why = up_format("registration with %s failed: %s: retrying", distributor,
+        char *why = transport_format("registration with %s failed: %s: retrying", distributor,
                               sd_bus_error_is_set(&error) ? error.message : strerror(-r));
         up_problem(self, PH_LOG_ERROR, why ? why : "registration failed");
         free(why);
         up_retry_later(self);
     } else if (!accepted) {
-        char *why = up_format("%s refused the registration: %s: retrying", distributor,
+        char *why = transport_format("%s refused the registration: %s: retrying", distributor,
                               reason && *reason ? reason : "no reason given");
         up_problem(self, PH_LOG_ERROR, why ? why : "registration refused");
         free(why);
@@ -147,7 +147,7 @@ static void register_with(unifiedpush *self, const char *distributor) {
     } else {
         free(self->said); /* a problem logged before is over */
         self->said = NULL;
-        up_log(self->host, PH_LOG_INFO, "registered with %s as %s", distributor, self->settings.app_id);
+        transport_log(self->host, PH_LOG_INFO, "registered with %s as %s", distributor, self->settings.app_id);
         self->backoff_ms = 0;
         self->next_attempt_ms = UINT64_MAX; /* until the distributor unregisters us */
     }
@@ -196,7 +196,7 @@ void *up_session_main(void *p) {
         int r;
         while (self->bus && (r = sd_bus_process(self->bus, NULL)) != 0) {
             if (r < 0) {
-                char *why = up_format("the session bus connection was lost (%s): reconnecting", strerror(-r));
+                char *why = transport_format("the session bus connection was lost (%s): reconnecting", strerror(-r));
                 up_problem(self, PH_LOG_WARNING, why ? why : "the session bus connection was lost");
                 free(why);
                 drop_bus(self);

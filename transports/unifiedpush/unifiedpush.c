@@ -18,61 +18,12 @@
 #include "unifiedpush.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
-
-static char *vformat(const char *format, va_list args) {
-    va_list measure;
-    va_copy(measure, args);
-    int n = vsnprintf(NULL, 0, format, measure);
-    va_end(measure);
-    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (text) vsnprintf(text, (size_t)n + 1, format, args);
-    return text;
-}
-
-char *up_format(const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    char *text = vformat(format, args);
-    va_end(args);
-    return text;
-}
-
-void up_log(const ph_host *host, ph_log_level level, const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    char *text = vformat(format, args);
-    va_end(args);
-    host->log(host, text ? level : PH_LOG_ERROR, text ? text : "out of memory");
-    free(text);
-}
-
-char *up_json_quote(const char *s) {
-    size_t n = 2;
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) n += (*c == '"' || *c == '\\') ? 2 : *c < 0x20 ? 6 : 1;
-    char *out = malloc(n + 1), *at = out;
-    if (!out) return NULL;
-    *at++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            *at++ = '\\';
-            *at++ = (char)*c;
-        } else if (*c < 0x20) {
-            at += snprintf(at, 7, "\\u%04x", *c);
-        } else {
-            *at++ = (char)*c;
-        }
-    }
-    *at++ = '"';
-    *at = '\0';
-    return out;
-}
 
 uint64_t up_now_ms(void) {
     struct timespec now;
@@ -113,7 +64,7 @@ static void *up_create(const ph_host *host, const ph_config *config) {
         return NULL;
     }
     if (!is_app_id(app_id)) {
-        up_log(host, PH_LOG_ERROR, "setting app_id: \"%s\" is not a bus name in reverse DNS form (such as org.example.Pushhost)", app_id);
+        transport_log(host, PH_LOG_ERROR, "setting app_id: \"%s\" is not a bus name in reverse DNS form (such as org.example.Pushhost)", app_id);
         return NULL;
     }
     const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
@@ -135,7 +86,7 @@ static void *up_create(const ph_host *host, const ph_config *config) {
     self->settings.app_id = strdup(app_id);
     self->settings.description = strdup(description && *description ? description : "pushhost");
     self->settings.distributor = distributor && *distributor ? strdup(distributor) : NULL;
-    self->keys_path = up_format("%s/keys", folder);
+    self->keys_path = transport_format("%s/keys", folder);
     if (!self->settings.app_id || !self->settings.description || (distributor && *distributor && !self->settings.distributor) ||
         !self->keys_path) {
         host->log(host, PH_LOG_ERROR, "out of memory");
@@ -153,7 +104,7 @@ static int up_start(void *p) {
     self->wake = eventfd(0, EFD_CLOEXEC);
     int failed = self->wake < 0 ? errno : pthread_create(&self->thread, NULL, up_session_main, self);
     if (failed) {
-        up_log(self->host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
+        transport_log(self->host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
         return -1;
     }
     self->thread_running = true;

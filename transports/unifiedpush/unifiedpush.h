@@ -21,6 +21,7 @@
 #ifndef UNIFIEDPUSH_H
 #define UNIFIEDPUSH_H
 
+#include "../common/text.h"
 #include "webpush.h"
 
 #include <pushhost.h>
@@ -62,10 +63,7 @@ typedef struct unifiedpush {
     char *said;               /* the last problem logged, so that a repeated one is not */
 } unifiedpush;
 
-/* unifiedpush.c */
-void up_log(const ph_host *host, ph_log_level level, const char *format, ...) __attribute__((format(printf, 3, 4)));
-char *up_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
-char *up_json_quote(const char *s);
+/* unifiedpush.c (and ../common/text.h for formats, log lines and JSON quoting) */
 uint64_t up_now_ms(void);
 
 /* keys.c: loads the key file at self->keys_path, or makes it (0600). 0, or -1 (logged). */

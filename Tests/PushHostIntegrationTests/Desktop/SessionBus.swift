@@ -43,6 +43,27 @@ final class SessionBus {
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 }
 
+/// A Python program serving on a `SessionBus` (`/usr/bin/python3
+/// ARGUMENTS`), killed when this goes away.
+final class BusService {
+    private let process = Process()
+
+    init(_ arguments: [String], on bus: SessionBus) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// SIGKILL, as for the bus.
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
 /// A real notification server on a `SessionBus`: python-dbusmock's
 /// `notification_daemon` template, which answers `Notify` (with the id it
 /// was asked to replace, else a new one from 1), records every call, and
@@ -50,30 +71,20 @@ final class SessionBus {
 /// reads its calls and makes it emit.
 final class NotificationServer {
     private let bus: SessionBus
-    private let server = Process()
+    private let server: BusService
 
     /// Starts the server and waits until it owns its name. `capabilities`
     /// replaces the template's own list (which has `body-markup`, but neither
     /// `actions` nor `inline-reply`).
     init(on bus: SessionBus, capabilities: [String]? = nil) throws {
         self.bus = bus
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = ["-m", "dbusmock", "--session", "--template", "notification_daemon"]
+        var arguments = ["-m", "dbusmock", "--session", "--template", "notification_daemon"]
         if let capabilities {
             let parameters = try JSONSerialization.data(withJSONObject: ["capabilities": capabilities.joined(separator: " ")])
-            server.arguments! += ["--parameters", String(decoding: parameters, as: UTF8.self)]
+            arguments += ["--parameters", String(decoding: parameters, as: UTF8.self)]
         }
-        server.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        server = try BusService(arguments, on: bus)
         try tool(["wait"])
-    }
-
-    /// SIGKILL, as for the bus.
-    deinit {
-        kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
     }
 
     /// One `Notify` call, its arguments by name.

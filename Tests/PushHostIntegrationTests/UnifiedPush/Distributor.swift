@@ -7,23 +7,12 @@ import Testing
 /// relay, encrypted with `cryptography` (`Tests/Fixtures/unifiedpush/distributor.py`).
 final class Distributor {
     private let bus: SessionBus
-    private let server = Process()
+    private let server: BusService
 
     init(on bus: SessionBus) throws {
         self.bus = bus
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = [Self.script, bus.address, "serve"]
-        server.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        server = try BusService([Self.script, bus.address, "serve"], on: bus)
         try tool(["wait"])
-    }
-
-    /// SIGKILL, as for the bus.
-    deinit {
-        kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
     }
 
     private static let script = Paths.fixtures.appendingPathComponent("unifiedpush/distributor.py").path
