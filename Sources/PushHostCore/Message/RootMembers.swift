@@ -1,6 +1,6 @@
 /// The members of a record's root object that decide what the record is:
 /// a host event (`pushhost`), and the keys that tell the payload shapes
-/// apart and hold GCM's fields.
+/// apart and hold GCM's and ntfy's fields.
 ///
 /// One pass over the root finds them all; for a repeated key the first one
 /// counts, as ``JSONValue/member(named:)-(UnsafeRawBufferPointer)`` finds it.
@@ -16,6 +16,10 @@ package struct RootMembers {
     var contentAvailable: Int32 = -1
     var to: Int32 = -1
     var collapseKey: Int32 = -1
+    var id: Int32 = -1
+    var event: Int32 = -1
+    var time: Int32 = -1
+    var topic: Int32 = -1
 
     /// Scans the members of `root`, an object.
     package init(_ root: JSONValue) {
@@ -28,9 +32,16 @@ package struct RootMembers {
             if field < 0 && key.equals(name) { field = value }
         }
         switch key.count {
-        case 2: claim(&to, "to")
+        case 2:
+            claim(&to, "to")
+            claim(&id, "id")
         case 3: claim(&aps, "aps")
-        case 4: claim(&data, "data")
+        case 4:
+            claim(&data, "data")
+            claim(&time, "time")
+        case 5:
+            claim(&event, "event")
+            claim(&topic, "topic")
         case 7: claim(&message, "message")
         case 8:
             claim(&pushhost, "pushhost")
@@ -42,5 +53,16 @@ package struct RootMembers {
         case 17: claim(&contentAvailable, "content_available")
         default: break
         }
+    }
+
+    /// Whether `root`, the object these are the members of, is an ntfy
+    /// record: a string `event`, a string `topic`, a number `time` and a
+    /// string `id` (see ``NtfyRecord``). Records of other shapes, which
+    /// have no `event`, pay one comparison.
+    @inline(__always)
+    func isNtfy(_ root: JSONValue) -> Bool {
+        guard event >= 0, topic >= 0, time >= 0, id >= 0 else { return false }
+        return root.at(event).kind == .string && root.at(topic).kind == .string && root.at(time).kind == .number
+            && root.at(id).kind == .string
     }
 }

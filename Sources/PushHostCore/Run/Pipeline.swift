@@ -24,6 +24,7 @@ final class Pipeline: Intake {
         case event(HostEvent, RecordSource, RecordCompletion?)
         case rejected(RecordError, RecordSource, RecordCompletion?)
         case failed(String, RecordSource, RecordCompletion?)
+        case skipped(NtfyEvent, RecordSource, RecordCompletion?)
     }
 
     /// A message whose UI calls went to a worker: its report line waits
@@ -123,8 +124,8 @@ final class Pipeline: Intake {
         }
     }
 
-    /// Takes one parsed record, a host event or a push message; `document`
-    /// need stay valid only until this returns.
+    /// Takes one parsed record, a host event, a push message or an ntfy
+    /// stream's own event; `document` need stay valid only until this returns.
     private func take(_ document: JSONDocument, _ record: borrowing Record) {
         let root = document.root
         guard root.kind == .object else {
@@ -144,9 +145,22 @@ final class Pipeline: Intake {
                 return arrive(.rejected(error, record.source, record.completion))
             }
         }
+        var ntfy = NtfyRecord.message
+        if members.isNtfy(root) {
+            do {
+                ntfy = try NtfyRecord(root, members: members)
+            } catch {
+                return arrive(.rejected(error, record.source, record.completion))
+            }
+            if case .skipped(let event) = ntfy { return arrive(.skipped(event, record.source, record.completion)) }
+        }
         let flight = current
         targetKey.withUnsafeBytes { key in
-            flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
+            if case .rewritten(let rewrite) = ntfy {
+                flight.message.load(rewritten: rewrite, source: record.source, platform: platform, targetKey: key)
+            } else {
+                flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
+            }
         }
         if let completion = record.completion { flight.completion = completion }
         if !interceptors.isEmpty, interceptors.run(flight) == .held {
@@ -363,6 +377,8 @@ final class Pipeline: Intake {
         case .event(let event, let source, let completion): apply(event, source: source, completion: completion)
         case .rejected(let error, let source, let completion): reject(error, source: source, completion: completion)
         case .failed(let reason, let source, let completion): fail(reason, source: source, completion: completion)
+        case .skipped(let event, let source, let completion):
+            report.write(Status.skipped.result, completion: completion) { SkippedLine(event: event, source: source) }
         }
     }
 
