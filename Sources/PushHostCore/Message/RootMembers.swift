@@ -16,10 +16,9 @@ package struct RootMembers {
     var contentAvailable: Int32 = -1
     var to: Int32 = -1
     var collapseKey: Int32 = -1
-    var id: Int32 = -1
+    /// ntfy's `event`; the other members that make an ntfy record are
+    /// looked for only when there is one (see ``isNtfy(_:)``).
     var event: Int32 = -1
-    var time: Int32 = -1
-    var topic: Int32 = -1
 
     /// Scans the members of `root`, an object.
     package init(_ root: JSONValue) {
@@ -32,16 +31,10 @@ package struct RootMembers {
             if field < 0 && key.equals(name) { field = value }
         }
         switch key.count {
-        case 2:
-            claim(&to, "to")
-            claim(&id, "id")
+        case 2: claim(&to, "to")
         case 3: claim(&aps, "aps")
-        case 4:
-            claim(&data, "data")
-            claim(&time, "time")
-        case 5:
-            claim(&event, "event")
-            claim(&topic, "topic")
+        case 4: claim(&data, "data")
+        case 5: claim(&event, "event")
         case 7: claim(&message, "message")
         case 8:
             claim(&pushhost, "pushhost")
@@ -61,8 +54,12 @@ package struct RootMembers {
     /// have no `event`, pay one comparison.
     @inline(__always)
     func isNtfy(_ root: JSONValue) -> Bool {
-        guard event >= 0, topic >= 0, time >= 0, id >= 0 else { return false }
-        return root.at(event).kind == .string && root.at(topic).kind == .string && root.at(time).kind == .number
-            && root.at(id).kind == .string
+        event >= 0 && Self.hasNtfyMembers(root, event: event)
+    }
+
+    /// The rest of ``isNtfy(_:)``, for a record with an `event` at tape index `event`.
+    private static func hasNtfyMembers(_ root: JSONValue, event: Int32) -> Bool {
+        root.at(event).kind == .string && root.member(named: "topic", kind: .string) != nil
+            && root.member(named: "time", kind: .number) != nil && root.member(named: "id", kind: .string) != nil
     }
 }

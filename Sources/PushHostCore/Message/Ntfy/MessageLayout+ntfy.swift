@@ -16,8 +16,8 @@ extension MessageLayout {
     /// ```
     mutating func readNtfy(_ root: JSONValue, _ members: RootMembers) {
         format = .ntfy
-        id = members.id
-        topic = members.topic
+        id = root.stringIndex("id")
+        topic = root.stringIndex("topic")
         data.append(.object(root.tapeIndex, withoutAPS: false))
         for (field, name): (Field, StaticString) in [(.title, "title"), (.body, "message"), (.icon, "icon")] {
             let index = root.stringIndex(name)
