@@ -13,9 +13,8 @@
 /// ```
 ///
 /// A message is read where it stands (``MessageLayout``), except one whose
-/// `message` is base64 (`"encoding":"base64"`, which ntfy uses for text
-/// that is not UTF-8 and for attachments sent as the body). Its text is not
-/// in the record, and a message only ever points into the bytes it reads;
+/// `message` is base64 (`"encoding":"base64"`). Its text is not in the
+/// record, and a message only ever points into the bytes it reads;
 /// so the record is rewritten first, into the record ntfy would have sent
 /// for that text (`message` decoded, `encoding` left out), and the message
 /// is loaded from the rewrite. Every later reader of the message (a worker,
