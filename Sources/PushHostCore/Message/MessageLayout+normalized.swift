@@ -7,7 +7,7 @@ extension MessageLayout {
     /// notification and data whole, the notification's style included).
     init(normalized root: JSONValue) {
         let format = root.member(named: "format", kind: .string)
-        self.format = [MessageFormat.gcm, .fcmV1, .apns].first { format?.isString($0.word) == true } ?? .bare
+        self.format = [MessageFormat.gcm, .fcmV1, .apns, .ntfy].first { format?.isString($0.word) == true } ?? .bare
         id = root.stringIndex("id")
         statedPriority = root.member(named: "priority", kind: .string).map { $0.isString("high") ? .high : .normal }
         contentAvailable = root.member(named: "content_available", kind: .true) != nil

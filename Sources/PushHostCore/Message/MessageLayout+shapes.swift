@@ -1,9 +1,14 @@
 /// Telling the payload shapes apart, and where each keeps its fields.
 extension MessageLayout {
     /// The layout of the push payload `root`, an object whose telling
-    /// members are `members`: FCM HTTP v1 (`message`), APNs (`aps`), GCM /
-    /// FCM legacy (`data` or `notification`), or else bare data.
+    /// members are `members`: ntfy (`event`, `topic`, `time`, `id`), FCM
+    /// HTTP v1 (`message`), APNs (`aps`), GCM / FCM legacy (`data` or
+    /// `notification`), or else bare data.
     init(root: JSONValue, members: RootMembers, platform: Platform?) {
+        if members.isNtfy(root) {
+            readNtfy(root, members)
+            return
+        }
         let message = members.message < 0 ? nil : root.at(members.message)
         let aps = members.aps < 0 ? nil : root.at(members.aps)
         if let message, message.kind == .object {

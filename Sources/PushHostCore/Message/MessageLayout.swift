@@ -142,6 +142,7 @@ enum MessageFormat: String {
     case gcm
     case fcmV1 = "fcm-v1"
     case apns
+    case ntfy
     case bare
 
     /// `rawValue`, for handing out without a `String`.
@@ -150,6 +151,7 @@ enum MessageFormat: String {
         case .gcm: "gcm"
         case .fcmV1: "fcm-v1"
         case .apns: "apns"
+        case .ntfy: "ntfy"
         case .bare: "bare"
         }
     }

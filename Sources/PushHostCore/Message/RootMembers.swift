@@ -1,6 +1,6 @@
 /// The members of a record's root object that decide what the record is:
 /// a host event (`pushhost`), and the keys that tell the payload shapes
-/// apart and hold GCM's fields.
+/// apart and hold GCM's and ntfy's fields.
 ///
 /// One pass over the root finds them all; for a repeated key the first one
 /// counts, as ``JSONValue/member(named:)-(UnsafeRawBufferPointer)`` finds it.
@@ -16,6 +16,9 @@ package struct RootMembers {
     var contentAvailable: Int32 = -1
     var to: Int32 = -1
     var collapseKey: Int32 = -1
+    /// ntfy's `event`; the other members that make an ntfy record are
+    /// looked for only when there is one (see ``isNtfy(_:)``).
+    var event: Int32 = -1
 
     /// Scans the members of `root`, an object.
     package init(_ root: JSONValue) {
@@ -31,6 +34,7 @@ package struct RootMembers {
         case 2: claim(&to, "to")
         case 3: claim(&aps, "aps")
         case 4: claim(&data, "data")
+        case 5: claim(&event, "event")
         case 7: claim(&message, "message")
         case 8:
             claim(&pushhost, "pushhost")
@@ -42,5 +46,20 @@ package struct RootMembers {
         case 17: claim(&contentAvailable, "content_available")
         default: break
         }
+    }
+
+    /// Whether `root`, the object these are the members of, is an ntfy
+    /// record: a string `event`, a string `topic`, a number `time` and a
+    /// string `id` (see ``NtfyRecord``). Records of other shapes, which
+    /// have no `event`, pay one comparison.
+    @inline(__always)
+    func isNtfy(_ root: JSONValue) -> Bool {
+        event >= 0 && Self.hasNtfyMembers(root, event: event)
+    }
+
+    /// The rest of ``isNtfy(_:)``, for a record with an `event` at tape index `event`.
+    private static func hasNtfyMembers(_ root: JSONValue, event: Int32) -> Bool {
+        root.at(event).kind == .string && root.member(named: "topic", kind: .string) != nil
+            && root.member(named: "time", kind: .number) != nil && root.member(named: "id", kind: .string) != nil
     }
 }

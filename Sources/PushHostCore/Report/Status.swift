@@ -1,4 +1,4 @@
-/// What became of a push message (or a rejected record), as the report says it.
+/// What became of a push message (or a rejected or skipped record), as the report says it.
 enum Status: String {
     /// The UI stage called at least one handler.
     case delivered
@@ -10,11 +10,14 @@ enum Status: String {
     case undelivered
     /// The record was not a valid message or host event.
     case rejected
+    /// The record was an ntfy stream's own event (open, keepalive,
+    /// poll_request), not a message: nobody was called.
+    case skipped
 
     /// What the record's source learns.
     var result: RecordResult {
         switch self {
-        case .delivered, .suppressed, .undelivered: .done
+        case .delivered, .suppressed, .undelivered, .skipped: .done
         case .failed: .retry
         case .rejected: .rejected
         }

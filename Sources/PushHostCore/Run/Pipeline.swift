@@ -23,7 +23,18 @@ final class Pipeline: Intake {
         case message(InFlight)
         case event(HostEvent, RecordSource, RecordCompletion?)
         case rejected(RecordError, RecordSource, RecordCompletion?)
-        case failed(String, RecordSource, RecordCompletion?)
+        case unrouted(Unrouted, RecordSource, RecordCompletion?)
+    }
+
+    /// A record that gets its report line without any plugin called. Both
+    /// kinds share one case of `Waiting`, and one call in `finish`: a
+    /// `finish` any bigger, inlined into the dispatch loop, made every
+    /// message slower.
+    private enum Unrouted {
+        /// The host gave up on it, for this reason.
+        case failed(String)
+        /// One of an ntfy stream's own events.
+        case skipped(NtfyEvent)
     }
 
     /// A message whose UI calls went to a worker: its report line waits
@@ -117,14 +128,14 @@ final class Pipeline: Intake {
         case .tooLong:
             arrive(.rejected(.tooLong(maxBytes), record.source, record.completion))
         case .failed(let reason):
-            arrive(.failed(reason, record.source, record.completion))
+            arrive(.unrouted(.failed(reason), record.source, record.completion))
         case .refused(let reason):
             arrive(.rejected(RecordError(reason: reason), record.source, record.completion))
         }
     }
 
-    /// Takes one parsed record, a host event or a push message; `document`
-    /// need stay valid only until this returns.
+    /// Takes one parsed record, a host event, a push message or an ntfy
+    /// stream's own event; `document` need stay valid only until this returns.
     private func take(_ document: JSONDocument, _ record: borrowing Record) {
         let root = document.root
         guard root.kind == .object else {
@@ -144,11 +155,47 @@ final class Pipeline: Intake {
                 return arrive(.rejected(error, record.source, record.completion))
             }
         }
+        if members.isNtfy(root) { return takeNtfy(document, members, record.source, record.completion) }
         let flight = current
         targetKey.withUnsafeBytes { key in
             flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
         }
-        if let completion = record.completion { flight.completion = completion }
+        proceed(flight, record.completion)
+    }
+
+    /// Takes an ntfy record (see ``NtfyRecord``) from `source`: one of the
+    /// stream's own events, or a message loaded from the record or from its
+    /// rewrite, or rejected. Kept out of `take`, record and all, so that
+    /// other shapes carry none of it.
+    @inline(never)
+    private func takeNtfy(_ document: JSONDocument, _ members: RootMembers, _ source: RecordSource, _ completion: RecordCompletion?) {
+        let ntfy: NtfyRecord
+        do {
+            ntfy = try NtfyRecord(document.root, members: members)
+        } catch {
+            return arrive(.rejected(error, source, completion))
+        }
+        let flight = current
+        switch ntfy {
+        case .skipped(let event):
+            return arrive(.unrouted(.skipped(event), source, completion))
+        case .message:
+            targetKey.withUnsafeBytes { key in
+                flight.message.load(document, members: members, source: source, platform: platform, targetKey: key)
+            }
+        case .rewritten(let rewrite):
+            targetKey.withUnsafeBytes { key in
+                flight.message.load(rewritten: rewrite, source: source, platform: platform, targetKey: key)
+            }
+        }
+        proceed(flight, completion)
+    }
+
+    /// Sends the message just loaded into `flight` (the current record) on:
+    /// to the interceptors, then into the ordered stream.
+    @inline(__always)
+    private func proceed(_ flight: InFlight, _ completion: RecordCompletion?) {
+        if let completion { flight.completion = completion }
         if !interceptors.isEmpty, interceptors.run(flight) == .held {
             // Its interceptor made it keep a copy of its bytes.
             current = InFlight(dataPlugins: dataStage.count)
@@ -362,7 +409,7 @@ final class Pipeline: Intake {
         case .message: break
         case .event(let event, let source, let completion): apply(event, source: source, completion: completion)
         case .rejected(let error, let source, let completion): reject(error, source: source, completion: completion)
-        case .failed(let reason, let source, let completion): fail(reason, source: source, completion: completion)
+        case .unrouted(let record, let source, let completion): writeLine(of: record, source: source, completion: completion)
         }
     }
 
@@ -459,10 +506,16 @@ final class Pipeline: Intake {
         if case .foreground = event { actions.deliverRetained(app: app, report: report) }
     }
 
-    /// Reports a record the host gives up on without dispatching it.
-    private func fail(_ reason: String, source: RecordSource, completion: RecordCompletion?) {
-        logger.error("\(source.place): \(reason)")
-        report.write(.retry, completion: completion) { FailedLine(reason: reason, source: source) }
+    /// Reports a record that calls nobody: one the host gives up on without
+    /// dispatching it, or one of an ntfy stream's own events.
+    private func writeLine(of record: Unrouted, source: RecordSource, completion: RecordCompletion?) {
+        switch record {
+        case .failed(let reason):
+            logger.error("\(source.place): \(reason)")
+            report.write(.retry, completion: completion) { FailedLine(reason: reason, source: source) }
+        case .skipped(let event):
+            report.write(Status.skipped.result, completion: completion) { SkippedLine(event: event, source: source) }
+        }
     }
 
     /// Reports a record that is neither a valid message nor a valid host
