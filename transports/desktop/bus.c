@@ -14,7 +14,8 @@
  * notification server, a server that fails), and once when they end, with
  * how many notifications were not shown meanwhile; the host goes on. The
  * thread reconnects when the bus comes back, and forgets the notifications
- * it posted when the server changes hands (ids start again).
+ * it posted when the server changes hands (ids start again); otherwise it
+ * keeps them across restarts (posted.c), so a tap on one still finds it.
  */
 #include "desktop.h"
 
@@ -180,16 +181,16 @@ static int on_closed(sd_bus_message *m, void *userdata, sd_bus_error *e) {
     transport_log(self->host, PH_LOG_INFO, "message %s: notification %u closed: %s (reason %u)", p->message_id, id,
                 closed_reason(reason), reason);
     desktop_posted_forget(p);
+    self->posted.dirty = true;
     return 0;
 }
 
-/* The server's name changed hands: its ids start again, so the ones this run
- * posted mean nothing now. */
+/* The server's name changed hands: its ids start again. The next call asks
+ * who answers now (query_caps), and the ids of the one before are forgotten. */
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *e) {
     (void)m;
     (void)e;
     desktop *self = userdata;
-    desktop_posted_clear(&self->posted);
     self->caps_known = false;
     return 0;
 }
@@ -232,6 +233,13 @@ static int query_caps(desktop *self) {
         sd_bus_message_unref(reply);
         return -1;
     }
+    /* Who answers: the ids belong to that server. */
+    sd_bus_creds *creds = NULL;
+    const char *owner = NULL;
+    if (sd_bus_get_name_creds(self->bus, SERVER, SD_BUS_CREDS_UNIQUE_NAME, &creds) >= 0 &&
+        sd_bus_creds_get_unique_name(creds, &owner) >= 0)
+        desktop_posted_adopt(self, owner);
+    sd_bus_creds_unref(creds);
     self->markup = self->inline_reply = false;
     for (char **c = caps; c && *c; c++) {
         if (strcmp(*c, "body-markup") == 0) self->markup = true;
@@ -397,6 +405,7 @@ void *desktop_bus_main(void *p) {
             desktop_request_free(r);
         }
         process(self);
+        desktop_posted_save(self);
         if (quit) break;
         wait_for_work(self);
     }
@@ -404,7 +413,8 @@ void *desktop_bus_main(void *p) {
         transport_log(self->host, PH_LOG_WARNING, "%lu %s not shown", self->unshown,
                     self->unshown == 1 ? "notification was" : "notifications were");
     drop_bus(self);
-    desktop_posted_clear(&self->posted);
+    desktop_posted_save(self);
+    desktop_posted_free(&self->posted);
     desktop_image_cleanup(self);
     return NULL;
 }

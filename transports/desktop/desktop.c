@@ -117,14 +117,26 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
         free(self);
         return NULL;
     }
+    /* Where the posted notifications are kept across restarts: the plugin's
+     * state folder, when the host offers one. */
+    const ph_state *state = host->get_extension(host, PH_EXT_STATE);
+    const char *folder = state ? state->directory(host) : NULL;
+    if (folder && !(self->posted.file = transport_format("%s/posted", folder))) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        free_settings(&self->settings);
+        free(self);
+        return NULL;
+    }
     if (self->settings.actions && !(self->intake = host->get_extension(host, PH_EXT_INTAKE))) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which taps need (or set actions=false)");
+        free(self->posted.file);
         free_settings(&self->settings);
         free(self);
         return NULL;
     }
     if (self->settings.fetch_images && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         host->log(host, PH_LOG_ERROR, "libcurl failed to start, which fetch_images needs");
+        free(self->posted.file);
         free_settings(&self->settings);
         free(self);
         return NULL;
@@ -134,6 +146,7 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
     if (failed) {
         transport_log(host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
         if (self->queue.wake >= 0) desktop_queue_destroy(&self->queue);
+        free(self->posted.file);
         free_settings(&self->settings);
         free(self);
         return NULL;

@@ -10,7 +10,7 @@
  *   request.c   [dispatch thread] a message -> a request (copied fields)
  *   queue.c     the requests between the dispatch thread and the bus thread
  *   bus.c       [bus thread] the session bus: connects, posts, listens
- *   posted.c    [bus thread] the notifications this run posted, by id
+ *   posted.c    [bus thread] the notifications posted, by id, kept across restarts
  *   image.c     [bus thread] an image or icon -> a local file the server reads
  *   text.c      strings: markup escaping, lists (../common/text.c: the rest)
  *
@@ -96,6 +96,9 @@ typedef struct desktop_posted {
 typedef struct desktop_posted_table {
     desktop_posted slots[DESKTOP_POSTED_CAP];
     uint64_t clock;
+    char *server;  /* the unique bus name of the server the ids are from, or NULL before the first */
+    char *file;    /* where the table is kept across restarts (the plugin's state folder), or NULL */
+    bool dirty;    /* changed since it was last written */
 } desktop_posted_table;
 
 /* What the bus thread knows of the connection and the server. */
@@ -155,6 +158,13 @@ desktop_posted *desktop_posted_by_key(desktop_posted_table *t, const char *colla
 int desktop_posted_note(desktop_posted_table *t, uint32_t id, const desktop_request *r, const char *reply_action);
 void desktop_posted_forget(desktop_posted *p);
 void desktop_posted_clear(desktop_posted_table *t);
+/* The server answering now is owner (a unique bus name): on the first call
+ * the table of an earlier run is read back when it is from that same server;
+ * when the server changed, the ids are forgotten. */
+void desktop_posted_adopt(desktop *self, const char *owner);
+/* Writes the table to its file when it changed (atomically; logged on failure). */
+void desktop_posted_save(desktop *self);
+void desktop_posted_free(desktop_posted_table *t);
 
 /* image.c: a local path the server can read for an image or icon value,
  * newly allocated (free it), or NULL (logged) when there is none to give. */

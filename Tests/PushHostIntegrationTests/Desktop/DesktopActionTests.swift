@@ -20,18 +20,27 @@ struct DesktopActionTests {
         let first: NotificationServer.Call
         private let input: Pipe
 
-        init(capabilities: [String]? = nil) throws {
+        convenience init(capabilities: [String]? = nil) throws {
+            let scratch = try Scratch()
+            let bus = try SessionBus(scratch)
+            try self.init(scratch, bus: bus, server: try NotificationServer(on: bus, capabilities: capabilities))
+        }
+
+        /// Another host on the same state, bus and server (a restart), its
+        /// first message `first`.
+        init(_ scratch: Scratch, bus: SessionBus, server: NotificationServer, first message: String = DesktopActionTests.issue,
+             calls: Int = 1) throws {
             let input = Pipe()
             self.input = input
-            scratch = try Scratch()
-            bus = try SessionBus(scratch)
-            server = try NotificationServer(on: bus, capabilities: capabilities)
+            self.scratch = scratch
+            self.bus = bus
+            self.server = server
             host = try HostProcess(
                 ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
                  "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")],
                 errorPath: scratch.file("stderr.log"), environment: bus.environment, input: input)
-            try input.fileHandleForWriting.write(contentsOf: Data((DesktopActionTests.issue + "\n").utf8))
-            first = try #require(try server.waitForCalls(1).first)
+            try input.fileHandleForWriting.write(contentsOf: Data((message + "\n").utf8))
+            first = try #require(try server.waitForCalls(calls).last)
         }
 
         func send(_ line: String) throws {
@@ -112,5 +121,40 @@ struct DesktopActionTests {
         #expect(report[2]["event"] as? String == "action")
         #expect(!live.host.stderr.contains("notification 7"))
         #expect(live.host.stop() == .status(0))
+    }
+
+    @Test func aTapAfterARestartStillFindsItsMessage() throws {
+        let first = try Live()
+        #expect(first.host.stop() == .status(0))
+        // Restarted: the notification is still in the tray, and the host
+        // keeps the message it delivered.
+        let second = try Live(
+            first.scratch, bus: first.bus, server: first.server,
+            first: #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#, calls: 2)
+        try second.server.emit("ActionInvoked", "us", "1", "default")
+        let report = try second.report(3)
+        #expect(report[2]["event"] as? String == "action")
+        #expect(report[2]["id"] as? String == "m-1")
+        #expect(report[2]["status"] as? String == "retained")
+        #expect(second.host.stop() == .status(0))
+    }
+
+    @Test func aServerThatRestartedNumbersAgainAndOldIDsAreForgotten() throws {
+        let first = try Live()
+        try first.send(#"{"message_id":"m-1b","notification":{"title":"Paper low"}}"#)
+        _ = try first.server.waitForCalls(2)
+        #expect(first.host.stop() == .status(0))
+        // A new server takes the name over: it numbers from 1 again, so its
+        // notification 1 is m-2's, and there is no notification 2 of ours.
+        let server = try NotificationServer(on: first.bus)
+        let second = try Live(
+            first.scratch, bus: first.bus, server: server, first: #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#)
+        try server.emit("ActionInvoked", "us", "2", "default")
+        try server.emit("ActionInvoked", "us", "1", "default")
+        let report = try second.report(4)
+        #expect(report.count == 4)
+        #expect(report[3]["event"] as? String == "action")
+        #expect(report[3]["id"] as? String == "m-2")
+        #expect(second.host.stop() == .status(0))
     }
 }
