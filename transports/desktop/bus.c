@@ -289,6 +289,7 @@ static int build_notify(desktop *self, const desktop_request *r, uint32_t replac
     if (e >= 0) e = sd_bus_message_open_container(m, 'a', "{sv}");
     if (e >= 0) e = sd_bus_message_append(m, "{sv}", "urgency", "y", r->urgency);
     if (e >= 0) e = hint_text(m, "category", r->category);
+    if (e >= 0) e = hint_text(m, "desktop-entry", self->settings.desktop_entry);
     if (e >= 0) e = hint_text(m, "image-path", image);
     if (e >= 0) e = hint_text(m, "x-kde-reply-placeholder-text", reply_title);
     if (e >= 0) e = sd_bus_message_close_container(m);

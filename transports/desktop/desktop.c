@@ -14,6 +14,8 @@
  * Settings (all optional):
  *   app_name         the application name the server shows (default pushhost)
  *   icon             the icon of a message without one: a path, file:// URL or icon name
+ *   desktop_entry    the application's .desktop file name, without .desktop (the
+ *                    desktop-entry hint: GNOME and KDE file the notifications under it)
  *   timeout          seconds before a notification expires; -1 the server's
  *                    default (default), 0 never
  *   targets          comma-separated targets whose messages are shown (default: all)
@@ -76,6 +78,7 @@ static int read_number(const ph_host *host, const ph_config *config, const char 
 static void free_settings(desktop_settings *s) {
     free(s->app_name);
     free(s->icon);
+    free(s->desktop_entry);
     desktop_free_list(s->targets);
 }
 
@@ -83,6 +86,7 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
     const char *app_name = host->config_get(config, "app_name");
     const char *icon = host->config_get(config, "icon");
     const char *targets = host->config_get(config, "targets");
+    const char *entry = host->config_get(config, "desktop_entry");
     double timeout, max_bytes, image_timeout;
     if (read_flag(host, config, "actions", true, &s->actions) < 0 ||
         read_flag(host, config, "fetch_images", false, &s->fetch_images) < 0 ||
@@ -95,8 +99,9 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
     s->image_timeout_ms = (long)llround(image_timeout * 1000);
     s->app_name = strdup(app_name && *app_name ? app_name : "pushhost");
     s->icon = icon && *icon ? strdup(icon) : NULL;
+    s->desktop_entry = entry && *entry ? strdup(entry) : NULL;
     s->targets = targets && *targets && strcmp(targets, "*") != 0 ? desktop_split_list(targets) : NULL;
-    if (!s->app_name || (icon && *icon && !s->icon) || (targets && *targets && strcmp(targets, "*") != 0 && !s->targets)) {
+    if (!s->app_name || (icon && *icon && !s->icon) || (entry && *entry && !s->desktop_entry) || (targets && *targets && strcmp(targets, "*") != 0 && !s->targets)) {
         host->log(host, PH_LOG_ERROR, "out of memory");
         free_settings(s);
         return -1;

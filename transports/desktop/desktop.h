@@ -63,6 +63,7 @@ typedef struct desktop_request {
 typedef struct desktop_settings {
     char *app_name;        /* app_name of every notification */
     char *icon;            /* app_icon when the message has none; may be NULL */
+    char *desktop_entry;   /* the desktop-entry hint (the app's .desktop file, without .desktop); may be NULL */
     int32_t expire_ms;     /* expire_timeout: -1 the server's default, 0 never */
     char **targets;        /* NULL-ended list of the targets shown, or NULL for all */
     bool actions;          /* taps come back as action events (the source role) */

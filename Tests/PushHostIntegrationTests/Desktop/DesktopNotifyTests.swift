@@ -27,7 +27,7 @@ struct DesktopNotifyTests {
         let message = #"""
             {"message_id":"m-1","notification":{"title":"Printer <jammed>","body":"Floor 2 & tray 1","icon":"printer","image":"\#(picture)","category":"device.error"},"data":{"actions":"[{\"id\":\"ack\",\"title\":\"On my way\"},{\"id\":\"reply\",\"title\":\"Reply\",\"input\":true}]"}}
             """#
-        let result = try Self.run(scratch, on: bus, message + "\n", settings: ["app_name": "Office", "timeout": "2.5"])
+        let result = try Self.run(scratch, on: bus, message + "\n", settings: ["app_name": "Office", "timeout": "2.5", "desktop_entry": "org.example.Office"])
         #expect(result.status == 0, "\(result.stderr)")
 
         let call = try #require(try server.calls().first)
@@ -41,6 +41,7 @@ struct DesktopNotifyTests {
         #expect(call.actions == ["default", "Open", "ack", "On my way"])
         #expect(call.hints["urgency"] as? Int == 1)
         #expect(call.hints["category"] as? String == "device.error")
+        #expect(call.hints["desktop-entry"] as? String == "org.example.Office")
         #expect(call.hints["image-path"] as? String == picture)
         #expect(call.expireTimeout == 2500)
         let report = try scratch.reportLines()
