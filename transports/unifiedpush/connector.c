@@ -46,7 +46,6 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
         transport_log(self->host, PH_LOG_WARNING, "NewEndpoint with \"%s\", which is not an http(s) URL of at most 1000 bytes: ignored", e);
         return;
     }
-    self->registered = true;
     /* The keys go with the endpoint: together they are the subscription a
      * server needs (pushhost token --subscription). */
     char *quoted = transport_json_quote(e);
@@ -72,7 +71,6 @@ static void unregistered(unifiedpush *self, const delivery *d) {
     if (!ours(self, "Unregistered", d->token)) return;
     transport_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: the token is removed; registering again");
     submit(self, "{\"pushhost\":\"token\",\"token\":null}", "the token's removal");
-    self->registered = false;
     self->backoff_ms = 0;
     up_retry_later(self);
 }

@@ -39,8 +39,6 @@ void up_retry_later(unifiedpush *self) {
 
 static void drop_bus(unifiedpush *self) {
     self->bus = sd_bus_flush_close_unref(self->bus);
-    self->name_owned = false;
-    self->registered = false;
 }
 
 /* Connects, owns the application id and serves the Connector; 0, or -1 (said). */
@@ -64,7 +62,6 @@ static int connect_bus(unifiedpush *self) {
         drop_bus(self);
         return -1;
     }
-    self->name_owned = true;
     return 0;
 }
 

@@ -56,8 +56,6 @@ typedef struct unifiedpush {
 
     /* [bus thread] from here on */
     struct sd_bus *bus;
-    bool name_owned;
-    bool registered;          /* the distributor accepted the registration */
     uint64_t next_attempt_ms; /* when to try registering again (CLOCK_MONOTONIC), 0: now */
     unsigned backoff_ms;
     char *said;               /* the last problem logged, so that a repeated one is not */
