@@ -8,10 +8,13 @@ template) on a private session bus, for the desktop plugin's tests.
     notifications.py ADDRESS hang SECONDS          from now on, Notify answers only after SECONDS
 """
 import json
+import os
 import sys
-import time
 
 import dbus
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bus_names import wait_for_owner  # noqa: E402  (Tests/Fixtures/bus_names.py)
 
 NAME = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
@@ -20,11 +23,7 @@ PATH = "/org/freedesktop/Notifications"
 def main(address, command, *rest):
     bus = dbus.bus.BusConnection(address)
     if command == "wait":
-        deadline = time.monotonic() + 10
-        while not bus.name_has_owner(NAME):
-            if time.monotonic() > deadline:
-                sys.exit(f"nobody owns {NAME} after 10 s")
-            time.sleep(0.02)
+        wait_for_owner(bus, NAME)
         return
     mock = dbus.Interface(bus.get_object(NAME, PATH), "org.freedesktop.DBus.Mock")
     if command == "calls":

@@ -19,11 +19,12 @@ encrypted here with `cryptography` (RFC 8291, aes128gcm).
 import base64
 import json
 import os
-import subprocess
 import sys
-import time
 
 import dbus
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bus_names import wait_for_owner  # noqa: E402  (Tests/Fixtures/bus_names.py)
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -82,11 +83,7 @@ def main(address, command, *rest):
                                   "org.unifiedpush.Distributor2"])
     bus = dbus.bus.BusConnection(address)
     if command == "wait":
-        deadline = time.monotonic() + 10
-        while not bus.name_has_owner(NAME):
-            if time.monotonic() > deadline:
-                sys.exit(f"nobody owns {NAME} after 10 s")
-            time.sleep(0.02)
+        wait_for_owner(bus, NAME)
         return
     mock = dbus.Interface(bus.get_object(NAME, PATH), "org.freedesktop.DBus.Mock")
     if command == "accept":

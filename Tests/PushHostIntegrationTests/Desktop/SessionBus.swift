@@ -150,14 +150,8 @@ enum DesktopPlugin {
     /// Whether the tests can run here: on CI always (a missing package must
     /// fail there, not skip), elsewhere when the bus, the mock server and
     /// the plugin's libraries are installed.
-    static let canRun: Bool = {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
-              let mock = try? Command.run("/usr/bin/python3", ["-c", "import dbusmock"]), mock.status == 0,
-              let libraries = try? Command.run("pkg-config", ["--exists", "libsystemd", "libcurl"]), libraries.status == 0
-        else { return false }
-        return true
-    }()
+    static let canRun = TransportBuild.canRun(
+        libraries: ["libsystemd", "libcurl"], modules: ["dbusmock"], programs: ["/usr/bin/dbus-daemon"])
 
     /// The path of the built `libdesktop.so`.
     static func path() throws -> String { try TransportBuild.library("desktop") }

@@ -35,4 +35,14 @@ enum TransportBuild {
         built[name] = outcome
         return try outcome.get()
     }
+
+    /// Whether tests that need these can run: on CI always (a missing
+    /// package must fail there, not skip), elsewhere when pkg-config finds
+    /// `libraries`, `/usr/bin/python3` imports `modules`, and `programs` exist.
+    static func canRun(libraries: [String] = [], modules: [String] = [], programs: [String] = []) -> Bool {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
+        guard programs.allSatisfy({ FileManager.default.isExecutableFile(atPath: $0) }) else { return false }
+        if !libraries.isEmpty, (try? Command.run("pkg-config", ["--exists"] + libraries))?.status != 0 { return false }
+        return modules.allSatisfy { (try? Command.run("/usr/bin/python3", ["-c", "import \($0)"]))?.status == 0 }
+    }
 }

@@ -56,10 +56,8 @@ final class Distributor {
 /// command (`make -C transports unifiedpush`).
 enum UnifiedPushPlugin {
     /// On CI always; elsewhere when the bus, the mock and the libraries are there.
-    static let canRun: Bool =
-        ProcessInfo.processInfo.environment["CI"] == "true"
-        || (DesktopPlugin.canRun && (try? Command.run("pkg-config", ["--exists", "libcrypto"]))?.status == 0
-            && (try? Command.run("/usr/bin/python3", ["-c", "import cryptography"]))?.status == 0)
+    static let canRun = TransportBuild.canRun(
+        libraries: ["libsystemd", "libcrypto"], modules: ["dbusmock", "cryptography"], programs: ["/usr/bin/dbus-daemon"])
 
     static func path() throws -> String { try TransportBuild.library("unifiedpush") }
 }
