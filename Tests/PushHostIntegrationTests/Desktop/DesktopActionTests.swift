@@ -139,6 +139,27 @@ struct DesktopActionTests {
         #expect(second.host.stop() == .status(0))
     }
 
+    @Test func aTapAfterTheHostWasKilledStillFindsItsMessage() throws {
+        let first = try Live()
+        // Killed once the plugin wrote down notification 1 and the host its
+        // delivered message (at most a second later).
+        let kept = eventually(timeout: .seconds(20)) {
+            first.scratch.read("state/plugins/desktop/posted").contains(" m-1 ")
+                && first.scratch.read("state/delivered.ndjson").contains("m-1")
+        }
+        try #require(kept, "the posted notification or the delivered message was never written")
+        first.host.send(SIGKILL)
+        #expect(first.host.waitForExit() == .signal(SIGKILL))
+        let second = try Live(
+            first.scratch, bus: first.bus, server: first.server,
+            first: #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#, calls: 2)
+        try second.server.emit("ActionInvoked", "us", "1", "default")
+        let report = try second.report(3)
+        #expect(report[2]["event"] as? String == "action")
+        #expect(report[2]["id"] as? String == "m-1")
+        #expect(second.host.stop() == .status(0))
+    }
+
     @Test func aServerThatRestartedNumbersAgainAndOldIDsAreForgotten() throws {
         let first = try Live()
         try first.send(#"{"message_id":"m-1b","notification":{"title":"Paper low"}}"#)

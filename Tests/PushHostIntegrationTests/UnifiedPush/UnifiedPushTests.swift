@@ -173,6 +173,26 @@ struct UnifiedPushTests {
         #expect(live.host.stop() == .status(0))
     }
 
+    @Test func afterASIGKILLTheSameKeysDecryptAndTheSameTokenRegisters() throws {
+        let scratch = try Scratch()
+        let bus = try SessionBus(scratch)
+        let distributor = try Distributor(on: bus)
+        try distributor.accept()
+        var live = try Live(scratch, bus: bus)
+        _ = try live.report(1)
+        let token = try live.token()
+        live.host.send(SIGKILL)
+        #expect(live.host.waitForExit() == .signal(SIGKILL))
+
+        live = try Live(scratch, bus: bus)
+        #expect(live.host.waitForStderr("info unifiedpush: registered with org.unifiedpush.Distributor.fake"))
+        #expect(try distributor.registrations().map { $0["token"] } == [token, token])
+        // A push encrypted to the keys as they were before the kill.
+        try distributor.push(to: Self.app, token: token, keys: live.keys, #"{"message_id":"up-9","data":{"n":"9"}}"#)
+        #expect(try live.report(3).last?["id"] as? String == "up-9")
+        #expect(live.host.stop() == .status(0))
+    }
+
     @Test(arguments: [
         ("", "the app_id setting is required: the connector's bus name, such as org.example.Pushhost"),
         ("pushhost", #"setting app_id: "pushhost" is not a bus name in reverse DNS form (such as org.example.Pushhost)"#),
