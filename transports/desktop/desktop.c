@@ -39,47 +39,11 @@
 
 /* ---- Settings ----------------------------------------------------------- */
 
-/* Reads a boolean setting; -1 (logged) when it is neither true nor false. */
-static int read_flag(const ph_host *host, const ph_config *config, const char *key, bool fallback, bool *out) {
-    const char *text = host->config_get(config, key);
-    if (!text || !*text) {
-        *out = fallback;
-        return 0;
-    }
-    if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0 || strcmp(text, "yes") == 0) *out = true;
-    else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0 || strcmp(text, "no") == 0) *out = false;
-    else {
-        transport_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not true or false", key, text);
-        return -1;
-    }
-    return 0;
-}
-
-/* Reads a number setting within [low, high]; -1 (logged) when it is not one. */
-static int read_number(const ph_host *host, const ph_config *config, const char *key, double fallback, double low,
-                       double high, const char *unit, double *out) {
-    const char *text = host->config_get(config, key);
-    if (!text || !*text) {
-        *out = fallback;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (errno || *end || isnan(value) || value < low || value > high) {
-        transport_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not a number of %s from %g to %g", key, text, unit, low,
-                    high);
-        return -1;
-    }
-    *out = value;
-    return 0;
-}
-
 static void free_settings(desktop_settings *s) {
     free(s->app_name);
     free(s->icon);
     free(s->desktop_entry);
-    desktop_free_list(s->targets);
+    transport_free_list(s->targets);
 }
 
 static int read_settings(const ph_host *host, const ph_config *config, desktop_settings *s) {
@@ -88,11 +52,11 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
     const char *targets = host->config_get(config, "targets");
     const char *entry = host->config_get(config, "desktop_entry");
     double timeout, max_bytes, image_timeout;
-    if (read_flag(host, config, "actions", true, &s->actions) < 0 ||
-        read_flag(host, config, "fetch_images", false, &s->fetch_images) < 0 ||
-        read_number(host, config, "timeout", -1, -1, 86400, "seconds", &timeout) < 0 ||
-        read_number(host, config, "image_max_bytes", 1048576, 1, 64 * 1048576, "bytes", &max_bytes) < 0 ||
-        read_number(host, config, "image_timeout", 5, 0.001, 600, "seconds", &image_timeout) < 0)
+    if (transport_read_flag(host, config, "actions", true, &s->actions) < 0 ||
+        transport_read_flag(host, config, "fetch_images", false, &s->fetch_images) < 0 ||
+        transport_read_number(host, config, "timeout", -1, -1, 86400, "seconds", &timeout) < 0 ||
+        transport_read_number(host, config, "image_max_bytes", 1048576, 1, 64 * 1048576, "bytes", &max_bytes) < 0 ||
+        transport_read_number(host, config, "image_timeout", 5, 0.001, 600, "seconds", &image_timeout) < 0)
         return -1;
     s->expire_ms = timeout < 0 ? -1 : (int32_t)llround(timeout * 1000);
     s->image_max_bytes = (size_t)max_bytes;
@@ -100,7 +64,7 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
     s->app_name = strdup(app_name && *app_name ? app_name : "pushhost");
     s->icon = icon && *icon ? strdup(icon) : NULL;
     s->desktop_entry = entry && *entry ? strdup(entry) : NULL;
-    s->targets = targets && *targets && strcmp(targets, "*") != 0 ? desktop_split_list(targets) : NULL;
+    s->targets = targets && *targets && strcmp(targets, "*") != 0 ? transport_split_list(targets) : NULL;
     if (!s->app_name || (icon && *icon && !s->icon) || (entry && *entry && !s->desktop_entry) || (targets && *targets && strcmp(targets, "*") != 0 && !s->targets)) {
         host->log(host, PH_LOG_ERROR, "out of memory");
         free_settings(s);
@@ -181,7 +145,7 @@ static void desktop_on_background(void *p, const ph_message *m) {
     const ph_host *host = self->host;
     if (self->settings.targets) {
         const char *target = host->message_target(m);
-        if (!target || !desktop_list_has(self->settings.targets, target)) {
+        if (!target || !transport_list_has(self->settings.targets, target)) {
             transport_log(host, PH_LOG_DEBUG, "message %s: target %s is not among the targets setting", host->message_id(m),
                         target ? target : "(none)");
             return;

@@ -22,6 +22,7 @@
 #ifndef DESKTOP_H
 #define DESKTOP_H
 
+#include "../common/settings.h"
 #include "../common/text.h"
 
 #include <pushhost.h>
@@ -174,8 +175,5 @@ void desktop_image_cleanup(desktop *self);
 
 /* text.c (and ../common/text.h for formats, log lines and JSON quoting) */
 char *desktop_markup_escape(const char *s);
-char **desktop_split_list(const char *text);
-void desktop_free_list(char **list);
-bool desktop_list_has(char *const *list, const char *item);
 
 #endif

@@ -1,7 +1,6 @@
 /*
  * text.c: the strings only this plugin builds: markup escaping for servers
- * that read body markup, and comma-separated lists (the targets setting).
- * The rest is ../common/text.c.
+ * that read body markup. The rest is ../common/text.c.
  */
 #include "desktop.h"
 
@@ -28,44 +27,4 @@ char *desktop_markup_escape(const char *s) {
     }
     *at = '\0';
     return out;
-}
-
-/* "a, b,c" -> {"a", "b", "c", NULL}; blanks around items are dropped, and
- * empty items too. NULL when out of memory. */
-char **desktop_split_list(const char *text) {
-    size_t cap = 2;
-    for (const char *c = text; *c; c++) cap += *c == ',';
-    char **list = calloc(cap, sizeof *list);
-    if (!list) return NULL;
-    size_t count = 0;
-    const char *at = text;
-    for (;;) {
-        const char *end = strchr(at, ',');
-        if (!end) end = at + strlen(at);
-        const char *first = at, *last = end;
-        while (first < last && (*first == ' ' || *first == '\t')) first++;
-        while (last > first && (last[-1] == ' ' || last[-1] == '\t')) last--;
-        if (last > first) {
-            if (!(list[count] = strndup(first, (size_t)(last - first)))) {
-                desktop_free_list(list);
-                return NULL;
-            }
-            count++;
-        }
-        if (!*end) break;
-        at = end + 1;
-    }
-    return list;
-}
-
-void desktop_free_list(char **list) {
-    if (!list) return;
-    for (char **item = list; *item; item++) free(*item);
-    free(list);
-}
-
-bool desktop_list_has(char *const *list, const char *item) {
-    for (; *list; list++)
-        if (strcmp(*list, item) == 0) return true;
-    return false;
 }
