@@ -1,0 +1,171 @@
+/*
+ * jetstream.c: the test's and the benchmark's side of a JetStream stream,
+ * with the NATS C client (libnats).
+ *
+ *   jetstream publish URL SUBJECT   each line of stdin, published and stored
+ *                                   (SUBJECT "-": each line is "SUBJECT JSON");
+ *                                   "@NOW@" in a line becomes the time in ns
+ *                                   (CLOCK_REALTIME) just before it is sent
+ *   jetstream dump URL STREAM       each stored message as one JSON line:
+ *                                   {"sequence","subject","headers":{},"data"}
+ *   jetstream info URL STREAM CONSUMER
+ *                                   {"messages","pending","ack_pending","redelivered"}
+ *
+ * Exit 0, or 1 with the reason on stderr.
+ */
+#define _GNU_SOURCE
+#include <nats/nats.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int fail(const char *what, natsStatus status) {
+    const char *last = nats_GetLastError(NULL);
+    fprintf(stderr, "jetstream: %s: %s\n", what, last && *last ? last : natsStatus_GetText(status));
+    return 1;
+}
+
+static void print_quoted(const char *s, int length) {
+    putchar('"');
+    for (int i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+/* Replaces the first @NOW@ of line with the time in ns; the new line, or line. */
+static char *stamped(char *line) {
+    char *mark = strstr(line, "@NOW@");
+    if (!mark) return line;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char *out = NULL;
+    if (asprintf(&out, "%.*s%lld%s", (int)(mark - line), line, (long long)now.tv_sec * 1000000000LL + now.tv_nsec,
+                 mark + 5) < 0)
+        return line;
+    return out;
+}
+
+/* Publishes the server did not store (no stream holds the subject, a timeout). */
+static int not_stored;
+
+static void on_publish_error(jsCtx *js, jsPubAckErr *error, void *closure) {
+    (void)js;
+    (void)closure;
+    if (not_stored++ == 0) fprintf(stderr, "jetstream: not stored: %s\n", error->ErrText ? error->ErrText : "unknown error");
+}
+
+static int publish(jsCtx *js, const char *subject) {
+    char *line = NULL;
+    size_t size = 0;
+    ssize_t length;
+    while ((length = getline(&line, &size, stdin)) > 0) {
+        if (line[length - 1] == '\n') line[--length] = '\0';
+        if (length == 0) continue;
+        const char *to = subject;
+        char *body = line;
+        if (strcmp(subject, "-") == 0) {
+            char *space = strchr(line, ' ');
+            if (!space) return fail("a line without SUBJECT", NATS_INVALID_ARG);
+            *space = '\0';
+            to = line;
+            body = space + 1;
+        }
+        char *data = stamped(body);
+        natsStatus status = js_PublishAsync(js, to, data, (int)strlen(data), NULL);
+        if (data != body) free(data);
+        if (status != NATS_OK) return fail("publish", status);
+    }
+    free(line);
+    jsPubOptions options;
+    jsPubOptions_Init(&options);
+    options.MaxWait = 30000;
+    natsStatus status = js_PublishAsyncComplete(js, &options);
+    if (status != NATS_OK) return fail("publish (waiting for the acks)", status);
+    if (not_stored) fprintf(stderr, "jetstream: %d messages were not stored\n", not_stored);
+    return not_stored ? 1 : 0;
+}
+
+static void print_headers(natsMsg *msg) {
+    const char **keys = NULL;
+    int count = 0;
+    printf("\"headers\":{");
+    if (natsMsgHeader_Keys(msg, &keys, &count) == NATS_OK) {
+        for (int i = 0; i < count; i++) {
+            const char *value = "";
+            natsMsgHeader_Get(msg, keys[i], &value);
+            if (i) putchar(',');
+            print_quoted(keys[i], (int)strlen(keys[i]));
+            putchar(':');
+            print_quoted(value, (int)strlen(value));
+        }
+        free((void *)keys);
+    }
+    putchar('}');
+}
+
+static int dump(jsCtx *js, const char *stream) {
+    jsStreamInfo *info = NULL;
+    natsStatus status = js_GetStreamInfo(&info, js, stream, NULL, NULL);
+    if (status != NATS_OK) return fail("stream info", status);
+    uint64_t first = info->State.FirstSeq, last = info->State.LastSeq;
+    jsStreamInfo_Destroy(info);
+    for (uint64_t sequence = first; sequence && sequence <= last; sequence++) {
+        natsMsg *msg = NULL;
+        if (js_GetMsg(&msg, js, stream, sequence, NULL, NULL) != NATS_OK) continue; /* deleted */
+        printf("{\"sequence\":%llu,\"subject\":", (unsigned long long)sequence);
+        print_quoted(natsMsg_GetSubject(msg), (int)strlen(natsMsg_GetSubject(msg)));
+        putchar(',');
+        print_headers(msg);
+        printf(",\"data\":");
+        print_quoted(natsMsg_GetData(msg) ? natsMsg_GetData(msg) : "", natsMsg_GetDataLength(msg));
+        printf("}\n");
+        natsMsg_Destroy(msg);
+    }
+    return 0;
+}
+
+static int info(jsCtx *js, const char *stream, const char *consumer) {
+    jsStreamInfo *si = NULL;
+    natsStatus status = js_GetStreamInfo(&si, js, stream, NULL, NULL);
+    if (status != NATS_OK) return fail("stream info", status);
+    jsConsumerInfo *ci = NULL;
+    status = js_GetConsumerInfo(&ci, js, stream, consumer, NULL, NULL);
+    if (status != NATS_OK) return fail("consumer info", status);
+    printf("{\"messages\":%llu,\"pending\":%llu,\"ack_pending\":%lld,\"redelivered\":%lld}\n",
+           (unsigned long long)si->State.Msgs, (unsigned long long)ci->NumPending, (long long)ci->NumAckPending,
+           (long long)ci->NumRedelivered);
+    jsStreamInfo_Destroy(si);
+    jsConsumerInfo_Destroy(ci);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: jetstream publish URL SUBJECT | dump URL STREAM | info URL STREAM CONSUMER\n");
+        return 2;
+    }
+    natsConnection *connection = NULL;
+    jsCtx *js = NULL;
+    natsStatus status = natsConnection_ConnectTo(&connection, argv[2]);
+    if (status != NATS_OK) return fail("connect", status);
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.PublishAsync.MaxPending = 4096;
+    options.PublishAsync.ErrHandler = on_publish_error;
+    status = natsConnection_JetStream(&js, connection, &options);
+    if (status != NATS_OK) return fail("JetStream", status);
+    int result = strcmp(argv[1], "publish") == 0 ? publish(js, argv[3])
+                 : strcmp(argv[1], "dump") == 0  ? dump(js, argv[3])
+                 : strcmp(argv[1], "info") == 0 && argc > 4 ? info(js, argv[3], argv[4])
+                                                 : (fprintf(stderr, "jetstream: unknown command %s\n", argv[1]), 2);
+    fflush(stdout);
+    jsCtx_Destroy(js);
+    natsConnection_Destroy(connection);
+    return result;
+}

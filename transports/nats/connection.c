@@ -1,0 +1,114 @@
+/*
+ * connection.c: the connection to the NATS servers, kept by libnats: it
+ * reconnects forever, waiting longer after each failed round (0.1 s doubling
+ * to 5 s), and buffers the Acks sent meanwhile. Each change of state is
+ * logged once: lost, connected again; and, at start, that no server answers.
+ */
+#include "jetstream.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *nats_error_text(natsStatus status) {
+    const char *last = nats_GetLastError(NULL);
+    return last && *last ? last : natsStatus_GetText(status);
+}
+
+/* The URL of the server the connection is on, or the first setting. */
+static void server_url(nats_plugin *self, natsConnection *connection, char *out, size_t size) {
+    if (natsConnection_GetConnectedUrl(connection, out, size) != NATS_OK || !*out)
+        snprintf(out, size, "%s", self->settings.servers[0]);
+}
+
+static void on_connected(natsConnection *connection, void *closure) {
+    nats_plugin *self = closure;
+    server_url(self, connection, self->url, sizeof self->url);
+    atomic_store(&self->connected, true);
+    transport_log(self->host, PH_LOG_INFO, "connected to %s", self->url);
+    pthread_mutex_lock(&self->lock);
+    pthread_cond_broadcast(&self->changed);
+    pthread_mutex_unlock(&self->lock);
+}
+
+static void on_disconnected(natsConnection *connection, void *closure) {
+    nats_plugin *self = closure;
+    (void)connection;
+    atomic_store(&self->connected, false);
+    if (atomic_load(&self->submitting))
+        transport_log(self->host, PH_LOG_WARNING, "lost the connection to %s: reconnecting", self->url);
+}
+
+static void on_reconnected(natsConnection *connection, void *closure) {
+    nats_plugin *self = closure;
+    server_url(self, connection, self->url, sizeof self->url);
+    atomic_store(&self->connected, true);
+    transport_log(self->host, PH_LOG_INFO, "connected again to %s", self->url);
+}
+
+/* Waits 0.1 s after the first failed round over the servers, doubling to 5 s. */
+static int64_t reconnect_delay(natsConnection *connection, int attempts, void *closure) {
+    (void)connection;
+    (void)closure;
+    int64_t delay = 100;
+    for (int i = 1; i < attempts && delay < 5000; i++) delay *= 2;
+    return delay < 5000 ? delay : 5000;
+}
+
+static natsStatus make_options(nats_plugin *self) {
+    nats_settings *s = &self->settings;
+    natsOptions *o = NULL;
+    natsStatus status = natsOptions_Create(&o);
+    if (status == NATS_OK) status = natsOptions_SetServers(o, (const char **)s->servers, transport_list_count(s->servers));
+    if (status == NATS_OK) status = natsOptions_SetName(o, "pushhost");
+    if (status == NATS_OK) status = natsOptions_SetTimeout(o, 2000);
+    if (status == NATS_OK) status = natsOptions_SetMaxReconnect(o, -1);
+    if (status == NATS_OK) status = natsOptions_SetCustomReconnectDelay(o, reconnect_delay, NULL);
+    if (status == NATS_OK) status = natsOptions_SetRetryOnFailedConnect(o, true, on_connected, self);
+    if (status == NATS_OK) status = natsOptions_SetDisconnectedCB(o, on_disconnected, self);
+    if (status == NATS_OK) status = natsOptions_SetReconnectedCB(o, on_reconnected, self);
+    if (status == NATS_OK && s->credentials) status = natsOptions_SetUserCredentialsFromFiles(o, s->credentials, NULL);
+    if (status != NATS_OK) natsOptions_Destroy(o);
+    else self->options = o;
+    return status;
+}
+
+int nats_connect(nats_plugin *self) {
+    natsStatus status = make_options(self);
+    if (status != NATS_OK) {
+        transport_log(self->host, PH_LOG_ERROR, "cannot set up the connection: %s", nats_error_text(status));
+        return -1;
+    }
+    status = natsConnection_Connect(&self->connection, self->options);
+    if (status == NATS_OK) {
+        on_connected(self->connection, self);
+    } else if (status == NATS_NOT_YET_CONNECTED) {
+        char **servers = self->settings.servers;
+        transport_log(self->host, PH_LOG_WARNING, "no NATS server answers at %s%s: trying again", servers[0],
+                      servers[1] ? " (nor the others)" : "");
+    } else {
+        transport_log(self->host, PH_LOG_ERROR, "cannot connect to %s: %s", self->settings.servers[0],
+                      nats_error_text(status));
+        return -1;
+    }
+    status = natsConnection_JetStream(&self->js, self->connection, NULL);
+    if (status != NATS_OK) {
+        transport_log(self->host, PH_LOG_ERROR, "cannot use JetStream: %s", nats_error_text(status));
+        return -1;
+    }
+    return 0;
+}
+
+/* Sends what is buffered (the last Acks), then closes. */
+void nats_disconnect(nats_plugin *self) {
+    if (self->connection) {
+        if (atomic_load(&self->connected)) natsConnection_FlushTimeout(self->connection, 2000);
+        natsConnection_Close(self->connection);
+    }
+    jsCtx_Destroy(self->js);
+    natsConnection_Destroy(self->connection);
+    natsOptions_Destroy(self->options);
+    self->js = NULL;
+    self->connection = NULL;
+    self->options = NULL;
+}

@@ -1,0 +1,141 @@
+/*
+ * jetstream.h: the parts of the nats plugin, shared by its files.
+ *
+ * The plugin is a source (ph.source/1): it pulls records from durable
+ * JetStream consumers that any number of pushhost instances share, hands
+ * each to the host (ph.intake/1), and settles it on the server only from
+ * the host's done:
+ *
+ *   PH_DONE      Ack
+ *   PH_RETRY     Nak, redelivered after the back-off; on the last delivery
+ *                (max_deliver) a copy goes to the dead-letter subject, then Term
+ *   PH_REJECTED  a copy to the dead-letter subject, then Term
+ *
+ * A record whose instance died on its last delivery is never settled: the
+ * server's MAX_DELIVERIES advisory names it, and one instance (a queue
+ * group) copies it from the stream to the dead-letter subject.
+ *
+ *   plugin.c      the descriptor, create/destroy, the source role
+ *   settings.c    the settings
+ *   connection.c  the connection: servers, credentials, reconnecting, its log lines
+ *   setup.c       the stream and consumers: checked, or created when told to
+ *   consume.c     [one thread per consumer] fetch, submit
+ *   settle.c      [the settling thread] Ack, Nak, Term, the dead-letter subject
+ */
+#ifndef NATS_JETSTREAM_H
+#define NATS_JETSTREAM_H
+
+#include "../common/settings.h"
+#include "../common/text.h"
+
+#include <nats/nats.h>
+#include <pushhost.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct nats_settings {
+    char **servers;        /* nats:// URLs */
+    char *credentials;     /* a .creds file, or NULL */
+    char *stream;
+    char **subjects;       /* the stream's subjects (empty: not checked) */
+    char *filter;          /* the consumer's filter subject, or NULL; with partitions it has {partition} */
+    char *durable;         /* the consumer's name; with partitions, NAME-0 ... NAME-(N-1) */
+    int batch;             /* records per fetch */
+    int64_t ack_wait_ms;   /* 0: the consumer's (unset and not creating) */
+    int64_t max_deliver;   /* 0: the consumer's (unset and not creating); -1 no limit */
+    int64_t *back_off_ms;  /* the Nak delay of delivery n is back_off_ms[min(n, count) - 1] */
+    int back_off_count;
+    char *dead_letter;     /* a subject, or NULL */
+    bool create;           /* create the stream and consumers when missing */
+    int partitions;        /* 0: one consumer; N: N consumers with MaxAckPending 1 */
+} nats_settings;
+
+struct nats_plugin;
+
+/* One durable consumer and the thread that pulls from it. */
+typedef struct nats_consumer {
+    struct nats_plugin *plugin;
+    char *name;
+    char *filter;                 /* or NULL */
+    natsSubscription *pull;       /* bound to the durable consumer, once set up */
+    natsSubscription *advisories; /* MAX_DELIVERIES, in a queue group of the instances */
+    pthread_t thread;
+    bool thread_running;
+} nats_consumer;
+
+/* Work for the settling thread: a record the host is done with, or one the
+ * server gave up on (an advisory). */
+typedef struct nats_job {
+    struct nats_job *next;
+    natsMsg *record;     /* the delivered record, or NULL for an advisory */
+    ph_result result;
+    char *report;        /* the report line (copied), or NULL */
+    uint64_t sequence;   /* an advisory's stream sequence */
+    uint64_t deliveries; /* an advisory's delivery count */
+    nats_consumer *consumer;
+} nats_job;
+
+typedef struct nats_plugin {
+    const ph_host *host;
+    const ph_intake *intake;
+    nats_settings settings;
+    nats_consumer *consumers;
+    int consumer_count;
+
+    natsOptions *options;
+    natsConnection *connection;
+    jsCtx *js;
+    atomic_bool connected;
+    char url[256];             /* the server last connected to, for log lines [libnats's callback thread] */
+    atomic_bool submitting;    /* between start and stop */
+    bool work_queue;           /* the stream's retention: a dead-lettered record is removed from it */
+
+    pthread_mutex_t lock;      /* guards what follows */
+    pthread_cond_t changed;    /* jobs came, stopping began, setup finished */
+    bool ready;                /* the stream and consumers are set up */
+    bool setting_up;           /* a consumer thread is setting them up */
+    uint64_t setup_after_ms;   /* when to try again after a problem (CLOCK_MONOTONIC) */
+    char *said;                /* the last setup problem logged, so that a repeated one is not */
+    nats_job *first_job, *last_job;
+    bool settling;             /* the settling thread runs */
+    bool ending;               /* destroy asks it to finish the jobs and end */
+    pthread_t settler;
+} nats_plugin;
+
+/* settings.c: reads them all; 0, or -1 (logged). nats_settings_free frees them. */
+int nats_settings_read(const ph_host *host, const ph_config *config, nats_settings *out);
+void nats_settings_free(nats_settings *s);
+
+/* connection.c: connects, or starts trying in the background when no
+ * server answers. 0, or -1 (logged). */
+int nats_connect(nats_plugin *self);
+void nats_disconnect(nats_plugin *self);
+/* The last error libnats recorded on this thread, or the status's text. */
+const char *nats_error_text(natsStatus status);
+
+/* setup.c: checks the stream and consumers (creates them with create=true)
+ * and binds a pull subscription to each. 0; or -1 with *problem set (free
+ * it) when the server has no such stream or consumer, or they differ from
+ * the settings. */
+int nats_setup(nats_plugin *self, char **problem);
+/* Waits until set up (0) or stopping (-1), trying again every 2 s. */
+int nats_wait_ready(nats_plugin *self);
+uint64_t nats_now_ms(void);
+
+/* consume.c: the thread of one consumer. */
+void *nats_consume_main(void *consumer);
+
+/* settle.c: the host's done for a submitted record (ctx: its nats_job). */
+void nats_record_done(void *job, ph_result result, const char *report_line);
+/* Queues a job for the settling thread. */
+void nats_settle_later(nats_plugin *self, nats_job *job);
+/* A MAX_DELIVERIES advisory (a natsMsgHandler; closure: the consumer). */
+void nats_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer);
+void *nats_settle_main(void *self);
+/* Naks a record at once (it was fetched but never submitted) and frees it. */
+void nats_give_back(natsMsg *record);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * plugin.c: the nats plugin's descriptor, lifetime and source role.
+ *
+ * start connects and sets up the stream and consumers; a server that
+ * disagrees with the settings refuses the start (the host exits 1) with
+ * the reason. When no server answers yet, it starts anyway and sets up
+ * once one does. Then one thread per consumer pulls records (consume.c)
+ * and one settles them (settle.c).
+ *
+ * stop ends the pulling within a fetch's wait (250 ms) and gives back
+ * what was fetched and not submitted; the records the host still drains
+ * are settled from their done, until destroy, which sends the last Acks
+ * and closes the connection.
+ */
+#include "jetstream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The consumers of the settings: durable, or durable-0 ... durable-(N-1)
+ * with {partition} in the filter replaced by the partition. */
+static int make_consumers(nats_plugin *self) {
+    nats_settings *s = &self->settings;
+    int count = s->partitions ? s->partitions : 1;
+    self->consumers = calloc((size_t)count, sizeof *self->consumers);
+    if (!self->consumers) return -1;
+    self->consumer_count = count;
+    for (int i = 0; i < count; i++) {
+        nats_consumer *c = &self->consumers[i];
+        c->plugin = self;
+        if (!s->partitions) {
+            c->name = strdup(s->durable);
+            c->filter = s->filter ? strdup(s->filter) : NULL;
+            if (!c->name || (s->filter && !c->filter)) return -1;
+            continue;
+        }
+        c->name = transport_format("%s-%d", s->durable, i);
+        const char *mark = strstr(s->filter, "{partition}");
+        c->filter = transport_format("%.*s%d%s", (int)(mark - s->filter), s->filter, i, mark + strlen("{partition}"));
+        if (!c->name || !c->filter) return -1;
+    }
+    return 0;
+}
+
+static void nats_destroy(void *p);
+
+static void *nats_create(const ph_host *host, const ph_config *config) {
+    const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
+    if (!intake) {
+        host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which this plugin needs");
+        return NULL;
+    }
+    nats_plugin *self = calloc(1, sizeof *self);
+    if (!self) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        return NULL;
+    }
+    self->host = host;
+    self->intake = intake;
+    pthread_mutex_init(&self->lock, NULL);
+    pthread_cond_init(&self->changed, NULL);
+    if (nats_settings_read(host, config, &self->settings) < 0) {
+        nats_destroy(self);
+        return NULL;
+    }
+    if (make_consumers(self) < 0) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        nats_destroy(self);
+        return NULL;
+    }
+    return self;
+}
+
+static int start_thread(nats_plugin *self, pthread_t *thread, void *(*main)(void *), void *argument) {
+    int failed = pthread_create(thread, NULL, main, argument);
+    if (failed) transport_log(self->host, PH_LOG_ERROR, "cannot start a thread: %s", strerror(failed));
+    return failed ? -1 : 0;
+}
+
+static void nats_stop(void *p);
+
+static int nats_start(void *p) {
+    nats_plugin *self = p;
+    if (nats_connect(self) < 0) return -1;
+    if (atomic_load(&self->connected)) {
+        char *problem = NULL;
+        if (nats_setup(self, &problem) < 0) {
+            transport_log(self->host, PH_LOG_ERROR, "%s", problem ? problem : "out of memory");
+            free(problem);
+            return -1;
+        }
+        self->ready = true;
+        transport_log(self->host, PH_LOG_INFO, "reading the stream %s", self->settings.stream);
+    }
+    atomic_store(&self->submitting, true);
+    if (start_thread(self, &self->settler, nats_settle_main, self) < 0) return -1;
+    self->settling = true;
+    for (int i = 0; i < self->consumer_count; i++) {
+        nats_consumer *c = &self->consumers[i];
+        if (start_thread(self, &c->thread, nats_consume_main, c) < 0) {
+            nats_stop(self);
+            return -1;
+        }
+        c->thread_running = true;
+    }
+    return 0;
+}
+
+static void nats_stop(void *p) {
+    nats_plugin *self = p;
+    pthread_mutex_lock(&self->lock);
+    atomic_store(&self->submitting, false);
+    pthread_cond_broadcast(&self->changed);
+    pthread_mutex_unlock(&self->lock);
+    for (int i = 0; i < self->consumer_count; i++)
+        if (self->consumers[i].thread_running) {
+            pthread_join(self->consumers[i].thread, NULL);
+            self->consumers[i].thread_running = false;
+        }
+}
+
+static void nats_destroy(void *p) {
+    nats_plugin *self = p;
+    if (!self) return;
+    nats_stop(self);
+    if (self->settling) {
+        pthread_mutex_lock(&self->lock);
+        self->ending = true;
+        pthread_cond_broadcast(&self->changed);
+        pthread_mutex_unlock(&self->lock);
+        pthread_join(self->settler, NULL);
+    }
+    for (int i = 0; i < self->consumer_count; i++) {
+        nats_consumer *c = &self->consumers[i];
+        if (c->advisories) natsSubscription_Unsubscribe(c->advisories);
+        natsSubscription_Destroy(c->advisories);
+        natsSubscription_Destroy(c->pull);
+        free(c->name);
+        free(c->filter);
+    }
+    nats_disconnect(self);
+    free(self->consumers);
+    free(self->said);
+    nats_settings_free(&self->settings);
+    pthread_cond_destroy(&self->changed);
+    pthread_mutex_destroy(&self->lock);
+    free(self);
+}
+
+static const ph_source source = {
+    .struct_size = sizeof(ph_source),
+    .start = nats_start,
+    .stop = nats_stop,
+};
+
+static const void *nats_get_extension(void *self, const char *id) {
+    (void)self;
+    return strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
+}
+
+static const ph_plugin plugin = {
+    PH_PLUGIN_HEADER,
+    .name = "nats",
+    .version = "1.0.0",
+    .description = "Records from a NATS JetStream stream shared by many hosts: durable pull consumers, an Ack only once "
+                   "done, retries with back-off, a dead-letter subject.",
+    .create = nats_create,
+    .destroy = nats_destroy,
+    .get_extension = nats_get_extension,
+};
+
+PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

@@ -1,0 +1,179 @@
+/*
+ * settings.c: the nats plugin's settings, read once in create.
+ *
+ *   servers        comma-separated URLs (default nats://127.0.0.1:4222)
+ *   credentials    a .creds file (user JWT and seed) for the servers that need one
+ *   stream         the stream's name (required)
+ *   subjects       the stream's subjects, comma-separated (required with
+ *                  create; otherwise the stream must hold each)
+ *   filter         the consumer's filter subject (default: the whole stream);
+ *                  with partitions it must have {partition}, which becomes 0 ... N-1
+ *   durable        the durable consumer's name (default pushhost); with
+ *                  partitions the consumers are NAME-0 ... NAME-(N-1)
+ *   batch          records per fetch, 1 to 1024 (default 16)
+ *   ack_wait       seconds the server waits for an Ack before it delivers
+ *                  the record again (default: the consumer's; 30 when creating)
+ *   max_deliver    deliveries before a record goes to the dead-letter subject
+ *                  (default: the consumer's; 5 when creating; -1 no limit)
+ *   back_off       seconds before a retried record comes back, by delivery,
+ *                  comma-separated; the last one repeats (default 1,5,30)
+ *   dead_letter    where rejected and exhausted records go (a subject a
+ *                  stream holds; default: none, they are logged and dropped)
+ *   create         true: create the stream (work-queue retention), the
+ *                  consumers, and a stream NAME_DEAD for dead_letter when missing
+ *   partitions     N (1 to 64): per-key order, one consumer per partition
+ *                  with MaxAckPending 1 (default 0: one consumer, no order)
+ */
+#include "jetstream.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nats_settings_free(nats_settings *s) {
+    transport_free_list(s->servers);
+    transport_free_list(s->subjects);
+    free(s->credentials);
+    free(s->stream);
+    free(s->filter);
+    free(s->durable);
+    free(s->back_off_ms);
+    free(s->dead_letter);
+    memset(s, 0, sizeof *s);
+}
+
+/* A copy of a setting, or of fallback when it is unset or empty; *failed on no memory. */
+static char *text(const ph_host *host, const ph_config *config, const char *key, const char *fallback, bool *failed) {
+    const char *value = host->config_get(config, key);
+    if (!value || !*value) value = fallback;
+    if (!value) return NULL;
+    char *copy = strdup(value);
+    if (!copy) *failed = true;
+    return copy;
+}
+
+/* A name JetStream takes for a stream or consumer: no blanks, dots, *, > or slashes. */
+static bool is_name(const char *s) {
+    if (!*s || strlen(s) > 200) return false;
+    for (; *s; s++)
+        if (*s <= ' ' || strchr(".*>/\\", *s)) return false;
+    return true;
+}
+
+/* A subject: dot-separated tokens, none empty, no blanks; * a whole token,
+ * > only the whole last one. */
+static bool is_subject(const char *s) {
+    size_t length = strlen(s);
+    if (length == 0 || s[0] == '.' || s[length - 1] == '.' || strstr(s, "..")) return false;
+    for (const char *c = s; *c; c++) {
+        if (*c <= ' ') return false;
+        bool alone = (c == s || c[-1] == '.') && (c[1] == '.' || !c[1]);
+        if (*c == '*' && !alone) return false;
+        if (*c == '>' && !(alone && !c[1])) return false;
+    }
+    return true;
+}
+
+static int read_back_off(const ph_host *host, const char *value, nats_settings *s) {
+    char **items = transport_split_list(value);
+    if (!items) return -1;
+    int count = transport_list_count(items);
+    s->back_off_ms = calloc((size_t)(count ? count : 1), sizeof *s->back_off_ms);
+    int failed = s->back_off_ms ? 0 : -1;
+    for (int i = 0; i < count && !failed; i++) {
+        char *end;
+        double seconds = strtod(items[i], &end);
+        if (*end || isnan(seconds) || seconds < 0 || seconds > 86400) {
+            transport_log(host, PH_LOG_ERROR, "setting back_off: \"%s\" is not a number of seconds from 0 to 86400",
+                          items[i]);
+            failed = -1;
+        }
+        s->back_off_ms[i] = llround(seconds * 1000);
+    }
+    s->back_off_count = count;
+    transport_free_list(items);
+    return failed;
+}
+
+/* The settings that name things: servers, stream, subjects, filter, durable. */
+static int read_names(const ph_host *host, const ph_config *config, nats_settings *s, bool *failed) {
+    const char *servers = host->config_get(config, "servers");
+    s->servers = transport_split_list(servers && *servers ? servers : "nats://127.0.0.1:4222");
+    const char *subjects = host->config_get(config, "subjects");
+    s->subjects = transport_split_list(subjects ? subjects : "");
+    s->credentials = text(host, config, "credentials", NULL, failed);
+    s->stream = text(host, config, "stream", NULL, failed);
+    s->filter = text(host, config, "filter", NULL, failed);
+    s->durable = text(host, config, "durable", "pushhost", failed);
+    s->dead_letter = text(host, config, "dead_letter", NULL, failed);
+    if (!s->servers || !s->subjects || *failed) return -1;
+    if (!s->servers[0]) {
+        host->log(host, PH_LOG_ERROR, "setting servers: no URL in it");
+        return -1;
+    }
+    if (!s->stream) {
+        host->log(host, PH_LOG_ERROR, "the stream setting is required: the name of the JetStream stream to read");
+        return -1;
+    }
+    if (!is_name(s->stream) || !is_name(s->durable)) {
+        transport_log(host, PH_LOG_ERROR, "setting %s: \"%s\" is not a stream or consumer name (no blanks, '.', '*', '>' or '/')",
+                      is_name(s->stream) ? "durable" : "stream", is_name(s->stream) ? s->durable : s->stream);
+        return -1;
+    }
+    for (char **subject = s->subjects; *subject; subject++)
+        if (!is_subject(*subject)) {
+            transport_log(host, PH_LOG_ERROR, "setting subjects: \"%s\" is not a NATS subject", *subject);
+            return -1;
+        }
+    if (s->dead_letter && !is_subject(s->dead_letter)) {
+        transport_log(host, PH_LOG_ERROR, "setting dead_letter: \"%s\" is not a NATS subject", s->dead_letter);
+        return -1;
+    }
+    if (s->dead_letter && (strchr(s->dead_letter, '*') || strchr(s->dead_letter, '>'))) {
+        transport_log(host, PH_LOG_ERROR, "setting dead_letter: \"%s\" has a wildcard; records are published to it",
+                      s->dead_letter);
+        return -1;
+    }
+    return 0;
+}
+
+int nats_settings_read(const ph_host *host, const ph_config *config, nats_settings *out) {
+    nats_settings s = {0};
+    bool failed = false;
+    double batch, ack_wait, max_deliver, partitions;
+    const char *back_off = host->config_get(config, "back_off");
+    const bool ack_wait_set = host->config_get(config, "ack_wait") && *host->config_get(config, "ack_wait");
+    const bool max_deliver_set = host->config_get(config, "max_deliver") && *host->config_get(config, "max_deliver");
+    if (read_names(host, config, &s, &failed) < 0 ||
+        transport_read_number(host, config, "batch", 16, 1, 1024, "records", &batch) < 0 ||
+        transport_read_number(host, config, "ack_wait", 30, 0.1, 86400, "seconds", &ack_wait) < 0 ||
+        transport_read_number(host, config, "max_deliver", 5, -1, 1000000, "deliveries", &max_deliver) < 0 ||
+        transport_read_number(host, config, "partitions", 0, 0, 64, "partitions", &partitions) < 0 ||
+        transport_read_flag(host, config, "create", false, &s.create) < 0 ||
+        read_back_off(host, back_off && *back_off ? back_off : "1,5,30", &s) < 0)
+        goto refused;
+    if (max_deliver == 0 || max_deliver != floor(max_deliver) || partitions != floor(partitions) || batch != floor(batch)) {
+        host->log(host, PH_LOG_ERROR, "settings batch, max_deliver and partitions are whole numbers, and max_deliver is not 0");
+        goto refused;
+    }
+    s.batch = (int)batch;
+    s.partitions = (int)partitions;
+    s.ack_wait_ms = ack_wait_set || s.create ? llround(ack_wait * 1000) : 0;
+    s.max_deliver = max_deliver_set || s.create ? (int64_t)max_deliver : 0;
+    if (s.create && !s.subjects[0]) {
+        host->log(host, PH_LOG_ERROR, "setting subjects: create=true needs the subjects the stream holds");
+        goto refused;
+    }
+    if ((s.partitions > 0) != (s.filter && strstr(s.filter, "{partition}"))) {
+        host->log(host, PH_LOG_ERROR, s.partitions > 0
+                                          ? "setting filter: partitions needs a filter with {partition}, such as pushes.{partition}.*"
+                                          : "setting filter: {partition} is for partitions, which is not set");
+        goto refused;
+    }
+    *out = s;
+    return 0;
+refused:
+    if (failed) host->log(host, PH_LOG_ERROR, "out of memory");
+    nats_settings_free(&s);
+    return -1;
+}

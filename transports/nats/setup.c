@@ -1,0 +1,217 @@
+/*
+ * setup.c: the stream and its durable consumers, as the settings describe
+ * them. Without create they must exist and agree with the settings; with
+ * create the missing ones are made. Either way a disagreement is a problem
+ * that names the setting and what the server has, never something this
+ * plugin changes on the server.
+ */
+#include "jetstream.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* What a server's answer means: a problem line naming what and why. */
+static char *failure(const char *what, natsStatus status, jsErrCode code) {
+    return transport_format("%s: %s (JetStream error %d)", what, nats_error_text(status), (int)code);
+}
+
+static bool holds(const jsStreamConfig *config, const char *subject) {
+    for (int i = 0; i < config->SubjectsLen; i++)
+        if (strcmp(config->Subjects[i], subject) == 0) return true;
+    return false;
+}
+
+/* The stream: found (and holding each subject of the settings) or created. */
+static char *check_stream(nats_plugin *self) {
+    nats_settings *s = &self->settings;
+    jsStreamInfo *info = NULL;
+    jsErrCode code = 0;
+    natsStatus status = js_GetStreamInfo(&info, self->js, s->stream, NULL, &code);
+    if (status == NATS_NOT_FOUND || code == JSStreamNotFoundErr) {
+        if (!s->create)
+            return transport_format("the server has no stream %s: create it, or set create=true", s->stream);
+        jsStreamConfig config;
+        jsStreamConfig_Init(&config);
+        config.Name = s->stream;
+        config.Subjects = (const char **)s->subjects;
+        config.SubjectsLen = transport_list_count(s->subjects);
+        config.Retention = js_WorkQueuePolicy;
+        config.Storage = js_FileStorage;
+        status = js_AddStream(&info, self->js, &config, NULL, &code);
+        if (status != NATS_OK) return failure("cannot create the stream", status, code);
+        transport_log(self->host, PH_LOG_INFO, "created the stream %s (work queue)", s->stream);
+    } else if (status != NATS_OK) {
+        return failure("cannot read the stream", status, code);
+    }
+    char *problem = NULL;
+    for (char **subject = s->subjects; *subject && !problem; subject++)
+        if (!holds(info->Config, *subject))
+            problem = transport_format("the stream %s does not hold the subject %s (setting subjects)", s->stream, *subject);
+    self->work_queue = info->Config->Retention == js_WorkQueuePolicy;
+    jsStreamInfo_Destroy(info);
+    return problem;
+}
+
+/* With create: a stream STREAM_DEAD for the dead-letter subject, unless a
+ * stream holds it already. */
+static char *create_dead_letter_stream(nats_plugin *self) {
+    nats_settings *s = &self->settings;
+    char *name = transport_format("%s_DEAD", s->stream);
+    if (!name) return NULL;
+    const char *subjects[] = {s->dead_letter};
+    jsStreamConfig config;
+    jsStreamConfig_Init(&config);
+    config.Name = name;
+    config.Subjects = subjects;
+    config.SubjectsLen = 1;
+    config.Storage = js_FileStorage;
+    jsStreamInfo *info = NULL;
+    jsErrCode code = 0;
+    natsStatus status = js_AddStream(&info, self->js, &config, NULL, &code);
+    jsStreamInfo_Destroy(info);
+    char *problem = NULL;
+    if (status == NATS_OK) transport_log(self->host, PH_LOG_INFO, "created the stream %s for %s", name, s->dead_letter);
+    else if (code != JSStreamSubjectOverlapErr && code != JSStreamNameExistErr)
+        problem = failure("cannot create the dead-letter stream", status, code);
+    free(name);
+    return problem;
+}
+
+static bool same_text(const char *a, const char *b) {
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* Where a consumer differs from the settings, or NULL. */
+static char *compare(nats_plugin *self, nats_consumer *c, const jsConsumerConfig *config) {
+    nats_settings *s = &self->settings;
+    const char *name = c->name;
+    if (config->DeliverSubject && *config->DeliverSubject)
+        return transport_format("the consumer %s is a push consumer; pushhost pulls", name);
+    if (config->AckPolicy != js_AckExplicit)
+        return transport_format("the consumer %s does not take explicit Acks", name);
+    if (s->ack_wait_ms && config->AckWait / 1000000 != s->ack_wait_ms)
+        return transport_format("the consumer %s waits %.3g s for an Ack, the ack_wait setting %.3g s", name,
+                                (double)config->AckWait / 1e9, (double)s->ack_wait_ms / 1e3);
+    int64_t deliver = config->MaxDeliver > 0 ? config->MaxDeliver : -1;
+    if (s->max_deliver && deliver != s->max_deliver)
+        return transport_format("the consumer %s delivers a record at most %lld times, the max_deliver setting %lld", name,
+                                (long long)deliver, (long long)s->max_deliver);
+    if (!same_text(config->FilterSubject, c->filter))
+        return transport_format("the consumer %s filters \"%s\", the filter setting \"%s\"", name,
+                                config->FilterSubject ? config->FilterSubject : "", c->filter ? c->filter : "");
+    if (s->partitions && config->MaxAckPending != 1)
+        return transport_format("the consumer %s lets %lld records be pending; per-key order needs 1", name,
+                                (long long)config->MaxAckPending);
+    return NULL;
+}
+
+/* One consumer: found and agreeing, or created; then the pull subscription
+ * and the advisories. */
+static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_deliver) {
+    nats_settings *s = &self->settings;
+    jsConsumerInfo *info = NULL;
+    jsErrCode code = 0;
+    natsStatus status = js_GetConsumerInfo(&info, self->js, s->stream, c->name, NULL, &code);
+    if (status == NATS_NOT_FOUND || code == JSConsumerNotFoundErr) {
+        if (!s->create)
+            return transport_format("the stream %s has no consumer %s: create it, or set create=true", s->stream, c->name);
+        jsConsumerConfig config;
+        jsConsumerConfig_Init(&config);
+        config.Durable = c->name;
+        config.AckPolicy = js_AckExplicit;
+        config.AckWait = s->ack_wait_ms * 1000000;
+        config.MaxDeliver = s->max_deliver;
+        config.FilterSubject = c->filter;
+        config.MaxAckPending = s->partitions ? 1 : 0;
+        status = js_AddConsumer(&info, self->js, s->stream, &config, NULL, &code);
+        if (status != NATS_OK) return failure("cannot create the consumer", status, code);
+        transport_log(self->host, PH_LOG_INFO, "created the consumer %s on %s", c->name, s->stream);
+    } else if (status != NATS_OK) {
+        return failure("cannot read the consumer", status, code);
+    }
+    char *problem = compare(self, c, info->Config);
+    *max_deliver = info->Config->MaxDeliver > 0 ? info->Config->MaxDeliver : -1;
+    jsConsumerInfo_Destroy(info);
+    if (problem) return problem;
+
+    jsSubOptions bind;
+    jsSubOptions_Init(&bind);
+    bind.Stream = s->stream;
+    bind.Consumer = c->name;
+    status = js_PullSubscribe(&c->pull, self->js, c->filter ? c->filter : "", c->name, NULL, &bind, &code);
+    if (status != NATS_OK) return failure("cannot pull from the consumer", status, code);
+    char *subject = transport_format("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", s->stream, c->name);
+    char *group = transport_format("pushhost.%s.%s", s->stream, c->name);
+    status = subject && group ? natsConnection_QueueSubscribe(&c->advisories, self->connection, subject, group,
+                                                               nats_on_advisory, c)
+                              : NATS_NO_MEMORY;
+    free(subject);
+    free(group);
+    return status == NATS_OK ? NULL : failure("cannot listen for MAX_DELIVERIES advisories", status, 0);
+}
+
+int nats_setup(nats_plugin *self, char **problem) {
+    nats_settings *s = &self->settings;
+    *problem = check_stream(self);
+    if (!*problem && s->create && s->dead_letter) *problem = create_dead_letter_stream(self);
+    int64_t max_deliver = 0;
+    for (int i = 0; i < self->consumer_count && !*problem; i++) {
+        *problem = check_consumer(self, &self->consumers[i], &max_deliver);
+        if (!s->max_deliver) s->max_deliver = max_deliver; /* what the consumers have, for the last delivery */
+    }
+    if (!*problem) return 0;
+    for (int i = 0; i < self->consumer_count; i++) {
+        natsSubscription_Destroy(self->consumers[i].pull);
+        natsSubscription_Destroy(self->consumers[i].advisories);
+        self->consumers[i].pull = self->consumers[i].advisories = NULL;
+    }
+    return -1;
+}
+
+uint64_t nats_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+/* Waits for `changed` at most ms. Called with the lock held. */
+static void wait_changed(nats_plugin *self, long ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&self->changed, &self->lock, &until);
+}
+
+int nats_wait_ready(nats_plugin *self) {
+    pthread_mutex_lock(&self->lock);
+    while (!self->ready && atomic_load(&self->submitting)) {
+        if (self->setting_up || !atomic_load(&self->connected) || nats_now_ms() < self->setup_after_ms) {
+            wait_changed(self, 250);
+            continue;
+        }
+        self->setting_up = true;
+        pthread_mutex_unlock(&self->lock);
+        char *problem = NULL;
+        int failed = nats_setup(self, &problem);
+        pthread_mutex_lock(&self->lock);
+        self->setting_up = false;
+        if (!failed) {
+            self->ready = true;
+            transport_log(self->host, PH_LOG_INFO, "reading the stream %s", self->settings.stream);
+        } else if (problem && (!self->said || strcmp(self->said, problem) != 0)) {
+            transport_log(self->host, PH_LOG_ERROR, "%s: trying again", problem);
+            free(self->said);
+            self->said = problem;
+            problem = NULL;
+        }
+        free(problem);
+        pthread_cond_broadcast(&self->changed);
+        if (!self->ready) self->setup_after_ms = nats_now_ms() + 2000;
+    }
+    bool ready = self->ready;
+    pthread_mutex_unlock(&self->lock);
+    return ready ? 0 : -1;
+}
