@@ -28,8 +28,10 @@ static int submit(nats_consumer *c, natsMsg *record) {
     job->record = record;
     job->consumer = c;
     const char *data = natsMsg_GetData(record);
+    nats_under_way(self, job);
     if (self->intake->submit(self->host, data ? data : "", (size_t)natsMsg_GetDataLength(record), nats_record_done, job) == 0)
         return 0;
+    nats_not_under_way(self, job);
     free(job);
     return -1;
 }

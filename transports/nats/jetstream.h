@@ -11,6 +11,10 @@
  *                (max_deliver) a copy goes to the dead-letter subject, then Term
  *   PH_REJECTED  a copy to the dead-letter subject, then Term
  *
+ * While the host works on a record, the server hears so (InProgress)
+ * every third of ack_wait, so a slow handler never gets its record
+ * delivered again; a dead instance stops saying so, and its records are.
+ *
  * A record whose instance died on its last delivery is never settled: the
  * server's MAX_DELIVERIES advisory names it, and one instance (a queue
  * group) copies it from the stream to the dead-letter subject.
@@ -70,6 +74,7 @@ typedef struct nats_consumer {
  * server gave up on (an advisory). */
 typedef struct nats_job {
     struct nats_job *next;
+    struct nats_job *under_way_prev, *under_way_next; /* in the host: the list InProgress goes to */
     natsMsg *record;     /* the delivered record, or NULL for an advisory */
     ph_result result;
     char *report;        /* the report line (copied), or NULL */
@@ -100,6 +105,7 @@ typedef struct nats_plugin {
     uint64_t setup_after_ms;   /* when to try again after a problem (CLOCK_MONOTONIC) */
     char *said;                /* the last setup problem logged, so that a repeated one is not */
     nats_job *first_job, *last_job;
+    nats_job *under_way;       /* records in the host, newest first */
     bool settling;             /* the settling thread runs */
     bool ending;               /* destroy asks it to finish the jobs and end */
     pthread_t settler;
@@ -128,7 +134,9 @@ uint64_t nats_now_ms(void);
 /* consume.c: the thread of one consumer. */
 void *nats_consume_main(void *consumer);
 
-/* settle.c: the host's done for a submitted record (ctx: its nats_job). */
+/* settle.c: a record goes to the host, and comes back in its done (ctx: its nats_job). */
+void nats_under_way(nats_plugin *self, nats_job *job);
+void nats_not_under_way(nats_plugin *self, nats_job *job);
 void nats_record_done(void *job, ph_result result, const char *report_line);
 /* Queues a job for the settling thread. */
 void nats_settle_later(nats_plugin *self, nats_job *job);

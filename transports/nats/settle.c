@@ -15,9 +15,11 @@
  */
 #include "jetstream.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void nats_settle_later(nats_plugin *self, nats_job *job) {
     pthread_mutex_lock(&self->lock);
@@ -35,8 +37,32 @@ void nats_settle_later(nats_plugin *self, nats_job *job) {
     pthread_mutex_unlock(&self->lock);
 }
 
+void nats_under_way(nats_plugin *self, nats_job *job) {
+    pthread_mutex_lock(&self->lock);
+    job->under_way_next = self->under_way;
+    if (self->under_way) self->under_way->under_way_prev = job;
+    self->under_way = job;
+    pthread_mutex_unlock(&self->lock);
+}
+
+void nats_not_under_way(nats_plugin *self, nats_job *job) {
+    pthread_mutex_lock(&self->lock);
+    if (job->under_way_prev) job->under_way_prev->under_way_next = job->under_way_next;
+    else self->under_way = job->under_way_next;
+    if (job->under_way_next) job->under_way_next->under_way_prev = job->under_way_prev;
+    job->under_way_prev = job->under_way_next = NULL;
+    pthread_mutex_unlock(&self->lock);
+}
+
+/* Tells the server each record in the host is being worked on, which
+ * restarts its ack_wait. Called with the lock held. */
+static void say_in_progress(nats_plugin *self) {
+    for (nats_job *job = self->under_way; job; job = job->under_way_next) natsMsg_InProgress(job->record, NULL);
+}
+
 void nats_record_done(void *p, ph_result result, const char *report_line) {
     nats_job *job = p;
+    nats_not_under_way(job->consumer->plugin, job);
     if (result == PH_DONE) {
         natsMsg_Ack(job->record, NULL);
         natsMsg_Destroy(job->record);
@@ -134,12 +160,14 @@ static int copy_to_dead_letter(nats_plugin *self, const record_facts *r) {
 }
 
 /* The record is given up on: copied to the dead-letter subject, else logged
- * and dropped. 0, or -1 when the copy failed (the record is kept). */
+ * (its first 4,096 bytes) and dropped. 0, or -1 when the copy failed (the record is kept). */
 static int give_up(nats_plugin *self, const record_facts *r) {
     if (self->settings.dead_letter) return copy_to_dead_letter(self, r);
-    transport_log(self->host, PH_LOG_ERROR, "the record at %s sequence %llu is dropped (no dead_letter setting): %s%s%s",
+    transport_log(self->host, PH_LOG_ERROR,
+                  "the record at %s sequence %llu is dropped (no dead_letter setting): %s%s%s; record %.*s%s",
                   self->settings.stream, (unsigned long long)r->sequence, r->reason, r->report ? "; report " : "",
-                  r->report ? r->report : "");
+                  r->report ? r->report : "", r->length > 4096 ? 4096 : r->length, r->data ? r->data : "",
+                  r->length > 4096 ? "..." : "");
     return 0;
 }
 
@@ -196,11 +224,27 @@ static void settle_exhausted(nats_plugin *self, nats_job *job) {
     natsMsg_Destroy(stored);
 }
 
+/* A third of ack_wait, from now (CLOCK_REALTIME, for the condition variable). */
+static struct timespec next_in_progress(const nats_plugin *self) {
+    int64_t ms = self->settings.ack_wait_ms / 3 > 100 ? self->settings.ack_wait_ms / 3 : 100;
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += ms / 1000;
+    at.tv_nsec += (ms % 1000) * 1000000;
+    if (at.tv_nsec >= 1000000000) at.tv_sec++, at.tv_nsec -= 1000000000;
+    return at;
+}
+
 void *nats_settle_main(void *p) {
     nats_plugin *self = p;
     pthread_mutex_lock(&self->lock);
+    struct timespec in_progress = next_in_progress(self);
     for (;;) {
-        while (!self->first_job && !self->ending) pthread_cond_wait(&self->changed, &self->lock);
+        while (!self->first_job && !self->ending)
+            if (pthread_cond_timedwait(&self->changed, &self->lock, &in_progress) == ETIMEDOUT) {
+                say_in_progress(self);
+                in_progress = next_in_progress(self);
+            }
         nats_job *job = self->first_job;
         if (!job) break;
         self->first_job = job->next;

@@ -108,7 +108,7 @@ static char *compare(nats_plugin *self, nats_consumer *c, const jsConsumerConfig
 
 /* One consumer: found and agreeing, or created; then the pull subscription
  * and the advisories. */
-static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_deliver) {
+static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_deliver, int64_t *ack_wait_ms) {
     nats_settings *s = &self->settings;
     jsConsumerInfo *info = NULL;
     jsErrCode code = 0;
@@ -132,6 +132,7 @@ static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_de
     }
     char *problem = compare(self, c, info->Config);
     *max_deliver = info->Config->MaxDeliver > 0 ? info->Config->MaxDeliver : -1;
+    *ack_wait_ms = info->Config->AckWait / 1000000;
     jsConsumerInfo_Destroy(info);
     if (problem) return problem;
 
@@ -155,10 +156,12 @@ int nats_setup(nats_plugin *self, char **problem) {
     nats_settings *s = &self->settings;
     *problem = check_stream(self);
     if (!*problem && s->create && s->dead_letter) *problem = create_dead_letter_stream(self);
-    int64_t max_deliver = 0;
+    int64_t max_deliver = 0, ack_wait_ms = 0;
     for (int i = 0; i < self->consumer_count && !*problem; i++) {
-        *problem = check_consumer(self, &self->consumers[i], &max_deliver);
-        if (!s->max_deliver) s->max_deliver = max_deliver; /* what the consumers have, for the last delivery */
+        *problem = check_consumer(self, &self->consumers[i], &max_deliver, &ack_wait_ms);
+        /* What the consumers have: for the last delivery, and how often to say InProgress. */
+        if (!s->max_deliver) s->max_deliver = max_deliver;
+        if (!s->ack_wait_ms) s->ack_wait_ms = ack_wait_ms;
     }
     if (!*problem) return 0;
     for (int i = 0; i < self->consumer_count; i++) {

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The transport plugins (`transports/`), each built once per test process
-/// with its documented command, `make -C transports NAME`, into one folder
-/// made on first use and removed at exit.
+/// with its documented command, `make -C transports NAME`, and the test
+/// programs that talk to their servers, into one folder made on first use
+/// and removed at exit.
 enum TransportBuild {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var built: [String: Result<String, CompileError>] = [:]
@@ -33,6 +34,30 @@ enum TransportBuild {
             outcome = .failure(CompileError(output: "mkdtemp failed"))
         }
         built[name] = outcome
+        return try outcome.get()
+    }
+
+    /// A test's own program, compiled once from the C file `source` (under
+    /// `Tests/Fixtures`) with the pkg-config `libraries`; its path.
+    static func program(_ source: String, libraries: [String]) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let outcome = built[source] { return try outcome.get() }
+        let outcome: Result<String, CompileError>
+        let flags = (try? Command.run("pkg-config", ["--cflags", "--libs"] + libraries))?.stdout
+            .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } ?? []
+        if let folder {
+            let output = folder + "/" + ((source as NSString).lastPathComponent as NSString).deletingPathExtension
+            let input = Paths.fixtures.appendingPathComponent(source).path
+            if let cc = try? Command.run("cc", ["-std=c11", "-O2", "-Wall", "-Werror", input, "-o", output] + flags) {
+                outcome = cc.status == 0 ? .success(output) : .failure(CompileError(output: cc.stdout + cc.rawStderr))
+            } else {
+                outcome = .failure(CompileError(output: "cc could not run"))
+            }
+        } else {
+            outcome = .failure(CompileError(output: "mkdtemp failed"))
+        }
+        built[source] = outcome
         return try outcome.get()
     }
 
