@@ -2,10 +2,17 @@
  * jetstream.c: the test's and the benchmark's side of a JetStream stream,
  * with the NATS C client (libnats).
  *
- *   jetstream publish URL SUBJECT   each line of stdin, published and stored
+ *   jetstream publish URL SUBJECT [PAUSE_US]
+ *                                   each line of stdin, published and stored
  *                                   (SUBJECT "-": each line is "SUBJECT JSON");
  *                                   "@NOW@" in a line becomes the time in ns
- *                                   (CLOCK_REALTIME) just before it is sent
+ *                                   (CLOCK_REALTIME) just before it is sent;
+ *                                   PAUSE_US: a pause after each
+ *   jetstream consume URL STREAM CONSUMER N BATCH
+ *                                   pulls N records, BATCH at a time, and acks
+ *                                   each: what a client does without pushhost;
+ *                                   for a record whose id was stamped
+ *                                   ("ID-NS"), prints the ns since the stamp
  *   jetstream dump URL STREAM       each stored message as one JSON line:
  *                                   {"sequence","subject","headers":{},"data"}
  *   jetstream info URL STREAM CONSUMER
@@ -14,12 +21,14 @@
  * Exit 0, or 1 with the reason on stderr.
  */
 #define _GNU_SOURCE
+#define _DEFAULT_SOURCE
 #include <nats/nats.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int fail(const char *what, natsStatus status) {
     const char *last = nats_GetLastError(NULL);
@@ -60,7 +69,7 @@ static void on_publish_error(jsCtx *js, jsPubAckErr *error, void *closure) {
     if (not_stored++ == 0) fprintf(stderr, "jetstream: not stored: %s\n", error->ErrText ? error->ErrText : "unknown error");
 }
 
-static int publish(jsCtx *js, const char *subject) {
+static int publish(jsCtx *js, const char *subject, long pause_us) {
     char *line = NULL;
     size_t size = 0;
     ssize_t length;
@@ -80,6 +89,7 @@ static int publish(jsCtx *js, const char *subject) {
         natsStatus status = js_PublishAsync(js, to, data, (int)strlen(data), NULL);
         if (data != body) free(data);
         if (status != NATS_OK) return fail("publish", status);
+        if (pause_us > 0) usleep((useconds_t)pause_us);
     }
     free(line);
     jsPubOptions options;
@@ -130,6 +140,43 @@ static int dump(jsCtx *js, const char *stream) {
     return 0;
 }
 
+/* For {"message_id":"NAME-N-STAMP",...}: now - STAMP in ns, on a line. */
+static void print_latency(natsMsg *msg) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const char *data = natsMsg_GetData(msg), *id = data ? strstr(data, "\"message_id\":\"") : NULL;
+    const char *end = id ? strchr(id + 14, '"') : NULL;
+    if (!end) return;
+    const char *dash = end;
+    while (dash > id && dash[-1] != '-') dash--;
+    long long stamp = atoll(dash);
+    if (dash > id + 14 && stamp > 0) printf("%lld\n", (long long)now.tv_sec * 1000000000LL + now.tv_nsec - stamp);
+}
+
+static int consume(natsConnection *connection, jsCtx *js, const char *stream, const char *consumer, long count,
+                   int batch) {
+    jsSubOptions bind;
+    jsSubOptions_Init(&bind);
+    bind.Stream = stream;
+    bind.Consumer = consumer;
+    natsSubscription *sub = NULL;
+    natsStatus status = js_PullSubscribe(&sub, js, "", consumer, NULL, &bind, NULL);
+    if (status != NATS_OK) return fail("pull", status);
+    for (long got = 0; got < count;) {
+        natsMsgList list = {0};
+        status = natsSubscription_Fetch(&list, sub, batch, 5000, NULL);
+        if (status != NATS_OK) return fail("fetch", status);
+        for (int i = 0; i < list.Count; i++, got++) {
+            print_latency(list.Msgs[i]);
+            natsMsg_Ack(list.Msgs[i], NULL);
+        }
+        natsMsgList_Destroy(&list);
+    }
+    natsConnection_Flush(connection);
+    natsSubscription_Destroy(sub);
+    return 0;
+}
+
 static int info(jsCtx *js, const char *stream, const char *consumer) {
     jsStreamInfo *si = NULL;
     natsStatus status = js_GetStreamInfo(&si, js, stream, NULL, NULL);
@@ -147,7 +194,7 @@ static int info(jsCtx *js, const char *stream, const char *consumer) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: jetstream publish URL SUBJECT | dump URL STREAM | info URL STREAM CONSUMER\n");
+        fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | info URL STREAM CONSUMER\n");
         return 2;
     }
     natsConnection *connection = NULL;
@@ -160,7 +207,9 @@ int main(int argc, char **argv) {
     options.PublishAsync.ErrHandler = on_publish_error;
     status = natsConnection_JetStream(&js, connection, &options);
     if (status != NATS_OK) return fail("JetStream", status);
-    int result = strcmp(argv[1], "publish") == 0 ? publish(js, argv[3])
+    int result = strcmp(argv[1], "publish") == 0 ? publish(js, argv[3], argc > 4 ? atol(argv[4]) : 0)
+                 : strcmp(argv[1], "consume") == 0 && argc > 6
+                     ? consume(connection, js, argv[3], argv[4], atol(argv[5]), atoi(argv[6]))
                  : strcmp(argv[1], "dump") == 0  ? dump(js, argv[3])
                  : strcmp(argv[1], "info") == 0 && argc > 4 ? info(js, argv[3], argv[4])
                                                  : (fprintf(stderr, "jetstream: unknown command %s\n", argv[1]), 2);
