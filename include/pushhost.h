@@ -331,7 +331,8 @@ typedef struct ph_intake {
     /* [thread-safe] Hands the host one record (one JSON object: a push message or
      * a host event; copied). done, if not NULL, is called once on the dispatch
      * thread after the record's report line is written; report_line is borrowed
-     * until done returns. 0, or -1 when the host is stopping (done is then never
+     * until done returns. A record the host stopped before its data stage
+     * ended has no report line: PH_RETRY with report_line "". 0, or -1 when the host is stopping (done is then never
      * called). Blocks while the host is full. Records keep the order of submit. */
     int (*PH_NONNULL submit)(const ph_host *PH_NONNULL host, const char *PH_NONNULL json, size_t len,
                              void (*PH_NULLABLE done)(void *PH_NULLABLE ctx, ph_result result,

@@ -9,8 +9,9 @@
  *
  * stop ends the pulling within a fetch's wait (250 ms) and gives back
  * what was fetched and not submitted; the records the host still drains
- * are settled from their done, until destroy, which sends the last Acks
- * and closes the connection.
+ * are settled from their done (a record the host stopped waiting for is
+ * given back at once), until destroy, which sends the last Acks and closes
+ * the connection.
  */
 #include "jetstream.h"
 

@@ -125,6 +125,10 @@ static int read_names(const ph_host *host, const ph_config *config, nats_setting
             transport_log(host, PH_LOG_ERROR, "setting subjects: \"%s\" is not a NATS subject", *subject);
             return -1;
         }
+    if (s->filter && !is_subject(s->filter)) {
+        transport_log(host, PH_LOG_ERROR, "setting filter: \"%s\" is not a NATS subject", s->filter);
+        return -1;
+    }
     if (s->dead_letter && !is_subject(s->dead_letter)) {
         transport_log(host, PH_LOG_ERROR, "setting dead_letter: \"%s\" is not a NATS subject", s->dead_letter);
         return -1;

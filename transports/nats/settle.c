@@ -71,6 +71,11 @@ void nats_record_done(void *p, ph_result result, const char *report_line) {
     }
     job->result = result;
     job->report = strdup(report_line);
+    if (!job->report) { /* no memory for the line: the record comes back after ack_wait */
+        natsMsg_Destroy(job->record);
+        free(job);
+        return;
+    }
     nats_settle_later(job->consumer->plugin, job);
 }
 
@@ -173,6 +178,12 @@ static int give_up(nats_plugin *self, const record_facts *r) {
 
 /* A record the host could not handle (PH_RETRY) or refused (PH_REJECTED). */
 static void settle_record(nats_plugin *self, nats_job *job) {
+    if (job->result == PH_RETRY && !*job->report) {
+        /* The host stopped before it ended: no fault of the record's; given
+         * back at once (on its last delivery, the advisory takes it on). */
+        natsMsg_Nak(job->record, NULL);
+        return;
+    }
     jsMsgMetaData *meta = NULL;
     natsMsg_GetMetaData(&meta, job->record);
     record_facts r = {

@@ -159,9 +159,12 @@ int nats_setup(nats_plugin *self, char **problem) {
     int64_t max_deliver = 0, ack_wait_ms = 0;
     for (int i = 0; i < self->consumer_count && !*problem; i++) {
         *problem = check_consumer(self, &self->consumers[i], &max_deliver, &ack_wait_ms);
-        /* What the consumers have: for the last delivery, and how often to say InProgress. */
+        /* What the consumers have: for the last delivery, and how often to
+         * say InProgress (which the settling thread reads with the lock held). */
+        pthread_mutex_lock(&self->lock);
         if (!s->max_deliver) s->max_deliver = max_deliver;
         if (!s->ack_wait_ms) s->ack_wait_ms = ack_wait_ms;
+        pthread_mutex_unlock(&self->lock);
     }
     if (!*problem) return 0;
     for (int i = 0; i < self->consumer_count; i++) {
