@@ -84,4 +84,24 @@ struct SharedConsumerTests {
         #expect(reportedIDs([b], count: 1) == ["held"])
         #expect(b.host.stop() == .status(0))
     }
+
+    @Test func aStoppedHostGivesBackWhatItFetchedAndCouldNotHandOver() throws {
+        let scratch = try Scratch()
+        let server = try NatsServer(scratch)
+        // One message may wait for its data stage, and it never ends: the
+        // host's queue fills, submit blocks, and a batch stays in the plugin.
+        let holding = try scratch.probe("holder", [.data], settings: ["verdict": "pending-never"])
+        let slow = ["ack_wait": "60", "back_off": "60", "batch": "64"]
+        let a = try NatsHost("a", scratch, server: server, settings: slow, plugins: holding,
+                             options: ["--max-pending", "1", "--stop-timeout", "1"])
+        try a.waitUntilReading()
+        try server.publish((1...400).map { natsRecord("r\($0)") }, to: "pushes.news")
+        #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("holder data r1") })
+        usleep(500_000)
+        #expect(a.host.stop() == .status(0))
+        // Every record comes to the next host at once, not after ack_wait.
+        let b = try NatsHost("b", scratch, server: server, settings: slow, plugins: try scratch.probe("probe", [.data]))
+        #expect(Set(reportedIDs([b], count: 400, timeout: .seconds(30))) == Set((1...400).map { "r\($0)" }))
+        #expect(b.host.stop() == .status(0))
+    }
 }
