@@ -169,6 +169,7 @@ int nats_setup(nats_plugin *self, char **problem) {
     if (!*problem) return 0;
     for (int i = 0; i < self->consumer_count; i++) {
         natsSubscription_Destroy(self->consumers[i].pull);
+        if (self->consumers[i].advisories) natsSubscription_Unsubscribe(self->consumers[i].advisories);
         natsSubscription_Destroy(self->consumers[i].advisories);
         self->consumers[i].pull = self->consumers[i].advisories = NULL;
     }
