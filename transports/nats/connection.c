@@ -12,7 +12,10 @@
 
 const char *nats_error_text(natsStatus status) {
     const char *last = nats_GetLastError(NULL);
-    return last && *last ? last : natsStatus_GetText(status);
+    if (!last || !*last) return natsStatus_GetText(status);
+    /* libnats starts its text with where it was made: "(conn.c:4212): ". */
+    const char *after = last[0] == '(' ? strstr(last, "): ") : NULL;
+    return after ? after + 3 : last;
 }
 
 /* The URL of the server the connection is on, or the first setting. */
@@ -64,7 +67,6 @@ static natsStatus make_options(nats_plugin *self) {
     if (status == NATS_OK) status = natsOptions_SetTimeout(o, 2000);
     if (status == NATS_OK) status = natsOptions_SetMaxReconnect(o, -1);
     if (status == NATS_OK) status = natsOptions_SetCustomReconnectDelay(o, reconnect_delay, NULL);
-    if (status == NATS_OK) status = natsOptions_SetRetryOnFailedConnect(o, true, on_connected, self);
     if (status == NATS_OK) status = natsOptions_SetDisconnectedCB(o, on_disconnected, self);
     if (status == NATS_OK) status = natsOptions_SetReconnectedCB(o, on_reconnected, self);
     if (status == NATS_OK && s->credentials) status = natsOptions_SetUserCredentialsFromFiles(o, s->credentials, NULL);
@@ -79,13 +81,21 @@ int nats_connect(nats_plugin *self) {
         transport_log(self->host, PH_LOG_ERROR, "cannot set up the connection: %s", nats_error_text(status));
         return -1;
     }
+    /* A first try says why it fails: only when no server answers does the
+     * plugin go on and keep trying; bad credentials or a refusal end the start. */
     status = natsConnection_Connect(&self->connection, self->options);
     if (status == NATS_OK) {
         on_connected(self->connection, self);
-    } else if (status == NATS_NOT_YET_CONNECTED) {
+    } else if (status == NATS_NO_SERVER) {
         char **servers = self->settings.servers;
         transport_log(self->host, PH_LOG_WARNING, "no NATS server answers at %s%s: trying again", servers[0],
-                      servers[1] ? " (nor the others)" : "");
+                      servers[1] ? " nor the others" : "");
+        status = natsOptions_SetRetryOnFailedConnect(self->options, true, on_connected, self);
+        if (status == NATS_OK) status = natsConnection_Connect(&self->connection, self->options);
+        if (status != NATS_OK && status != NATS_NOT_YET_CONNECTED) {
+            transport_log(self->host, PH_LOG_ERROR, "cannot connect to %s: %s", servers[0], nats_error_text(status));
+            return -1;
+        }
     } else {
         transport_log(self->host, PH_LOG_ERROR, "cannot connect to %s: %s", self->settings.servers[0],
                       nats_error_text(status));

@@ -49,6 +49,22 @@ struct ConnectionTests {
         }
     }
 
+    @Test func credentialsThatDoNotWorkRefuseTheStartWithTheReason() throws {
+        let scratch = try Scratch()
+        let server = try NatsServer(scratch)
+        let garbage = try scratch.write("garbage.creds", "not a credentials file\n")
+        let cases = [
+            (scratch.file("missing.creds"), "error nats: cannot connect to \(server.url): error opening file '\(scratch.file("missing.creds"))': No such file or directory"),
+            (garbage, "error nats: cannot connect to \(server.url): no nkey user seed found in '\(garbage)'"),
+        ]
+        for (index, (file, line)) in cases.enumerated() {
+            let host = try NatsHost("case\(index)", scratch, server: server, settings: ["credentials": file])
+            #expect(host.host.waitForExit() == .status(1))
+            #expect(host.host.stderr.contains(line), "\(host.host.stderr)")
+            #expect(!host.host.stderr.contains("no NATS server answers"))
+        }
+    }
+
     @Test func itReconnectsAfterTheServerCameBackAndSaysSoOnce() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
