@@ -57,6 +57,7 @@ void *nats_consume_main(void *p) {
         if (status == NATS_TIMEOUT) continue;
         if (status != NATS_OK) {
             fetch_failed(c, status, code, &said);
+            if (self->settings.create && atomic_load(&self->connected)) nats_restore_consumer(self, c);
             usleep(FETCH_WAIT_MS * 1000);
             continue;
         }

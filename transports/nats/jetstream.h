@@ -127,6 +127,9 @@ const char *nats_error_text(natsStatus status);
  * it) when the server has no such stream or consumer, or they differ from
  * the settings. */
 int nats_setup(nats_plugin *self, char **problem);
+/* A consumer that fetching says is gone: created again with create=true
+ * (the pull subscription goes on with it). */
+void nats_restore_consumer(nats_plugin *self, nats_consumer *consumer);
 /* Waits until set up (0) or stopping (-1), trying again every 2 s. */
 int nats_wait_ready(nats_plugin *self);
 uint64_t nats_now_ms(void);

@@ -108,29 +108,53 @@ static char *compare(nats_plugin *self, nats_consumer *c, const jsConsumerConfig
 
 /* One consumer: found and agreeing, or created; then the pull subscription
  * and the advisories. */
-static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_deliver, int64_t *ack_wait_ms) {
+/* The consumer's info: found, or created (with create=true). NULL, with
+ * *problem set, when it is missing or the server fails. */
+static jsConsumerInfo *find_consumer(nats_plugin *self, nats_consumer *c, char **problem) {
     nats_settings *s = &self->settings;
     jsConsumerInfo *info = NULL;
     jsErrCode code = 0;
     natsStatus status = js_GetConsumerInfo(&info, self->js, s->stream, c->name, NULL, &code);
-    if (status == NATS_NOT_FOUND || code == JSConsumerNotFoundErr) {
-        if (!s->create)
-            return transport_format("the stream %s has no consumer %s: create it, or set create=true", s->stream, c->name);
-        jsConsumerConfig config;
-        jsConsumerConfig_Init(&config);
-        config.Durable = c->name;
-        config.AckPolicy = js_AckExplicit;
-        config.AckWait = s->ack_wait_ms * 1000000;
-        config.MaxDeliver = s->max_deliver;
-        config.FilterSubject = c->filter;
-        config.MaxAckPending = s->partitions ? 1 : 0;
-        status = js_AddConsumer(&info, self->js, s->stream, &config, NULL, &code);
-        if (status != NATS_OK) return failure("cannot create the consumer", status, code);
-        transport_log(self->host, PH_LOG_INFO, "created the consumer %s on %s", c->name, s->stream);
-    } else if (status != NATS_OK) {
-        return failure("cannot read the consumer", status, code);
+    if (status == NATS_OK) return info;
+    if (status != NATS_NOT_FOUND && code != JSConsumerNotFoundErr) {
+        *problem = failure("cannot read the consumer", status, code);
+        return NULL;
     }
-    char *problem = compare(self, c, info->Config);
+    if (!s->create) {
+        *problem = transport_format("the stream %s has no consumer %s: create it, or set create=true", s->stream, c->name);
+        return NULL;
+    }
+    jsConsumerConfig config;
+    jsConsumerConfig_Init(&config);
+    config.Durable = c->name;
+    config.AckPolicy = js_AckExplicit;
+    config.AckWait = s->ack_wait_ms * 1000000;
+    config.MaxDeliver = s->max_deliver;
+    config.FilterSubject = c->filter;
+    config.MaxAckPending = s->partitions ? 1 : 0;
+    status = js_AddConsumer(&info, self->js, s->stream, &config, NULL, &code);
+    if (status != NATS_OK) {
+        *problem = failure("cannot create the consumer", status, code);
+        return NULL;
+    }
+    transport_log(self->host, PH_LOG_INFO, "created the consumer %s on %s", c->name, s->stream);
+    return info;
+}
+
+void nats_restore_consumer(nats_plugin *self, nats_consumer *c) {
+    char *problem = NULL;
+    jsConsumerInfo_Destroy(find_consumer(self, c, &problem));
+    free(problem); /* the fetch's own log line says what is wrong */
+}
+
+static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_deliver, int64_t *ack_wait_ms) {
+    nats_settings *s = &self->settings;
+    char *problem = NULL;
+    jsConsumerInfo *info = find_consumer(self, c, &problem);
+    if (!info) return problem;
+    jsErrCode code = 0;
+    natsStatus status;
+    problem = compare(self, c, info->Config);
     *max_deliver = info->Config->MaxDeliver > 0 ? info->Config->MaxDeliver : -1;
     *ack_wait_ms = info->Config->AckWait / 1000000;
     jsConsumerInfo_Destroy(info);

@@ -15,6 +15,8 @@
  *                                   ("ID-NS"), prints the ns since the stamp
  *   jetstream dump URL STREAM       each stored message as one JSON line:
  *                                   {"sequence","subject","headers":{},"data"}
+ *   jetstream delete URL STREAM CONSUMER
+ *                                   deletes the consumer, as an operator might
  *   jetstream info URL STREAM CONSUMER
  *                                   {"messages","pending","ack_pending","redelivered"}
  *
@@ -194,7 +196,7 @@ static int info(jsCtx *js, const char *stream, const char *consumer) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | info URL STREAM CONSUMER\n");
+        fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | info|delete URL STREAM CONSUMER\n");
         return 2;
     }
     natsConnection *connection = NULL;
@@ -212,6 +214,8 @@ int main(int argc, char **argv) {
                      ? consume(connection, js, argv[3], argv[4], atol(argv[5]), atoi(argv[6]))
                  : strcmp(argv[1], "dump") == 0  ? dump(js, argv[3])
                  : strcmp(argv[1], "info") == 0 && argc > 4 ? info(js, argv[3], argv[4])
+                 : strcmp(argv[1], "delete") == 0 && argc > 4
+                     ? (js_DeleteConsumer(js, argv[3], argv[4], NULL, NULL) == NATS_OK ? 0 : fail("delete", NATS_ERR))
                                                  : (fprintf(stderr, "jetstream: unknown command %s\n", argv[1]), 2);
     fflush(stdout);
     jsCtx_Destroy(js);

@@ -89,6 +89,22 @@ struct ConnectionTests {
         #expect(a.host.stop() == .status(0))
     }
 
+    @Test func aConsumerDeletedWhileTheHostRunsIsCreatedAgain() throws {
+        let scratch = try Scratch()
+        let server = try NatsServer(scratch)
+        let a = try NatsHost("a", scratch, server: server, plugins: try scratch.probe("probe", [.data]))
+        try a.waitUntilReading()
+        try server.delete(consumer: "pushhost", of: "PUSHES")
+        #expect(a.host.waitForStderr("error nats: cannot fetch from the consumer pushhost: Consumer Deleted"))
+        #expect(eventually(timeout: .seconds(10)) {
+            a.host.stderr.components(separatedBy: "info nats: created the consumer pushhost on PUSHES").count == 3
+        })
+        try server.publish([natsRecord("after")], to: "pushes.news")
+        #expect(reportedIDs([a], count: 1) == ["after"])
+        #expect(a.host.stderr.contains("info nats: fetching from the consumer pushhost again"))
+        #expect(a.host.stop() == .status(0))
+    }
+
     @Test func aHostStartedBeforeItsServerReadsOnceTheServerComes() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)

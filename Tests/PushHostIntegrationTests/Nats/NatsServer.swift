@@ -79,6 +79,12 @@ final class NatsServer {
         }
     }
 
+    /// Deletes a consumer, as an operator might.
+    func delete(consumer: String, of stream: String) throws {
+        let result = try Command.run(try NatsPlugin.tool(), ["delete", url, stream, consumer])
+        try #require(result.status == 0, "jetstream delete: \(result.rawStderr)")
+    }
+
     /// The stream's `messages`, and the consumer's `pending`, `ack_pending` and `redelivered`.
     func state(of stream: String, consumer: String = "pushhost") throws -> [String: Int] {
         let result = try Command.run(try NatsPlugin.tool(), ["info", url, stream, consumer])
