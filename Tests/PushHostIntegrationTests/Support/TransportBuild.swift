@@ -18,46 +18,43 @@ enum TransportBuild {
     /// The path of `libNAME.so`, built now unless it was before; throws
     /// make's output when the build fails.
     static func library(_ name: String) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let outcome = built[name] { return try outcome.get() }
-        let outcome: Result<String, CompileError>
-        if let folder {
+        try once(name) { folder in
             let transports = Paths.packageRoot.appendingPathComponent("transports").path
-            if let make = try? Command.run("make", ["-C", transports, name, "OUT=\(folder)"]) {
-                outcome = make.status == 0
-                    ? .success(folder + "/lib\(name).so") : .failure(CompileError(output: make.stdout + make.rawStderr))
-            } else {
-                outcome = .failure(CompileError(output: "make could not run"))
-            }
-        } else {
-            outcome = .failure(CompileError(output: "mkdtemp failed"))
+            return (["make", "-C", transports, name, "OUT=\(folder)"], folder + "/lib\(name).so")
         }
-        built[name] = outcome
-        return try outcome.get()
     }
 
     /// A test's own program, compiled once from the C file `source` (under
     /// `Tests/Fixtures`) with the pkg-config `libraries`; its path.
     static func program(_ source: String, libraries: [String]) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let outcome = built[source] { return try outcome.get() }
-        let outcome: Result<String, CompileError>
-        let flags = (try? Command.run("pkg-config", ["--cflags", "--libs"] + libraries))?.stdout
-            .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } ?? []
-        if let folder {
+        try once(source) { folder in
+            let flags = (try? Command.run("pkg-config", ["--cflags", "--libs"] + libraries))?.stdout
+                .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } ?? []
             let output = folder + "/" + ((source as NSString).lastPathComponent as NSString).deletingPathExtension
             let input = Paths.fixtures.appendingPathComponent(source).path
-            if let cc = try? Command.run("cc", ["-std=c11", "-O2", "-Wall", "-Werror", input, "-o", output] + flags) {
-                outcome = cc.status == 0 ? .success(output) : .failure(CompileError(output: cc.stdout + cc.rawStderr))
+            return (["cc", "-std=c11", "-O2", "-Wall", "-Werror", input, "-o", output] + flags, output)
+        }
+    }
+
+    /// Runs the command `build` gives (a program and its arguments) once per
+    /// `key`, and returns the path it makes; throws the command's output
+    /// when it fails, now and on every later call.
+    private static func once(_ key: String, _ build: (_ folder: String) -> (command: [String], output: String)) throws -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let outcome = built[key] { return try outcome.get() }
+        let outcome: Result<String, CompileError>
+        if let folder {
+            let (command, output) = build(folder)
+            if let run = try? Command.run(command[0], Array(command.dropFirst())) {
+                outcome = run.status == 0 ? .success(output) : .failure(CompileError(output: run.stdout + run.rawStderr))
             } else {
-                outcome = .failure(CompileError(output: "cc could not run"))
+                outcome = .failure(CompileError(output: "\(command[0]) could not run"))
             }
         } else {
             outcome = .failure(CompileError(output: "mkdtemp failed"))
         }
-        built[source] = outcome
+        built[key] = outcome
         return try outcome.get()
     }
 
