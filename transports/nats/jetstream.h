@@ -24,7 +24,7 @@
  *   connection.c  the connection: servers, credentials, reconnecting, its log lines
  *   setup.c       the stream and consumers: checked, or created when told to
  *   consume.c     [one thread per consumer] fetch, submit
- *   settle.c      [the settling thread] Ack, Nak, Term, the dead-letter subject
+ *   settle.c      Ack (from done); on the settling thread Nak, Term, InProgress, the dead-letter subject
  */
 #ifndef NATS_JETSTREAM_H
 #define NATS_JETSTREAM_H
