@@ -123,16 +123,22 @@ struct DesktopActionTests {
         #expect(live.host.stop() == .status(0))
     }
 
+    /// Starts a second host on `first`'s bus and server (it posts m-2), taps
+    /// notification 1, posted by `first`; the host and its 3 report lines.
+    private func tapOnTheFirstNotification(after first: Live) throws -> (Live, [[String: Any]]) {
+        let second = try Live(
+            first.scratch, bus: first.bus, server: first.server,
+            first: #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#, calls: 2)
+        try second.server.emit("ActionInvoked", "us", "1", "default")
+        return (second, try second.report(3))
+    }
+
     @Test func aTapAfterARestartStillFindsItsMessage() throws {
         let first = try Live()
         #expect(first.host.stop() == .status(0))
         // Restarted: the notification is still in the tray, and the host
         // keeps the message it delivered.
-        let second = try Live(
-            first.scratch, bus: first.bus, server: first.server,
-            first: #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#, calls: 2)
-        try second.server.emit("ActionInvoked", "us", "1", "default")
-        let report = try second.report(3)
+        let (second, report) = try tapOnTheFirstNotification(after: first)
         #expect(report[2]["event"] as? String == "action")
         #expect(report[2]["id"] as? String == "m-1")
         #expect(report[2]["status"] as? String == "retained")
@@ -150,11 +156,7 @@ struct DesktopActionTests {
         try #require(kept, "the posted notification or the delivered message was never written")
         first.host.send(SIGKILL)
         #expect(first.host.waitForExit() == .signal(SIGKILL))
-        let second = try Live(
-            first.scratch, bus: first.bus, server: first.server,
-            first: #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#, calls: 2)
-        try second.server.emit("ActionInvoked", "us", "1", "default")
-        let report = try second.report(3)
+        let (second, report) = try tapOnTheFirstNotification(after: first)
         #expect(report[2]["event"] as? String == "action")
         #expect(report[2]["id"] as? String == "m-1")
         #expect(second.host.stop() == .status(0))

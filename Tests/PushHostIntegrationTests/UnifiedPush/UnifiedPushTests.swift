@@ -34,6 +34,12 @@ struct UnifiedPushTests {
             return String(line.dropFirst("token ".count))
         }
 
+        /// Waits for the endpoint's report line; the connection token.
+        func registered() throws -> String {
+            _ = try report(1)
+            return try token()
+        }
+
         /// Waits until the report has `count` lines, and returns them.
         func report(_ count: Int) throws -> [[String: Any]] {
             eventually(timeout: .seconds(20)) { (try? self.scratch.reportLines().count) ?? 0 >= count }
@@ -43,11 +49,17 @@ struct UnifiedPushTests {
         }
     }
 
-    @Test func theEndpointIsTheTokenAndPushesArriveDecrypted() throws {
-        let scratch = try Scratch()
+    /// A private bus with a fake distributor that accepts registrations.
+    static func accepting(_ scratch: Scratch) throws -> (SessionBus, Distributor) {
         let bus = try SessionBus(scratch)
         let distributor = try Distributor(on: bus)
         try distributor.accept()
+        return (bus, distributor)
+    }
+
+    @Test func theEndpointIsTheTokenAndPushesArriveDecrypted() throws {
+        let scratch = try Scratch()
+        let (bus, distributor) = try Self.accepting(scratch)
         let live = try Live(scratch, bus: bus)
         let endpointLine = "info token-log: token https://push.example.net/up/"
         #expect(live.host.waitForStderr(endpointLine), "\(live.host.stderr)")
@@ -84,12 +96,9 @@ struct UnifiedPushTests {
 
     @Test func whatDoesNotDecryptOrIsNotOursNeverReachesTheHost() throws {
         let scratch = try Scratch()
-        let bus = try SessionBus(scratch)
-        let distributor = try Distributor(on: bus)
-        try distributor.accept()
+        let (bus, distributor) = try Self.accepting(scratch)
         let live = try Live(scratch, bus: bus)
-        _ = try live.report(1) // the endpoint
-        let token = try live.token()
+        let token = try live.registered()
 
         // Encrypted to other keys: a key file of another connector.
         let other = try scratch.write("other-keys", """
@@ -148,13 +157,10 @@ struct UnifiedPushTests {
 
     @Test func theKeysAndTheTokenSurviveARestartAndUnregisteringRegistersAgain() throws {
         let scratch = try Scratch()
-        let bus = try SessionBus(scratch)
-        let distributor = try Distributor(on: bus)
-        try distributor.accept()
+        let (bus, distributor) = try Self.accepting(scratch)
         var live = try Live(scratch, bus: bus)
-        _ = try live.report(1)
+        let token = try live.registered()
         let keys = scratch.read("state/plugins/unifiedpush/keys")
-        let token = try live.token()
         try distributor.unregister(Self.app, token: token)
         #expect(live.host.waitForStderr(
             "warning unifiedpush: the distributor unregistered this connector: the token is removed; registering again"))
@@ -175,12 +181,9 @@ struct UnifiedPushTests {
 
     @Test func afterASIGKILLTheSameKeysDecryptAndTheSameTokenRegisters() throws {
         let scratch = try Scratch()
-        let bus = try SessionBus(scratch)
-        let distributor = try Distributor(on: bus)
-        try distributor.accept()
+        let (bus, distributor) = try Self.accepting(scratch)
         var live = try Live(scratch, bus: bus)
-        _ = try live.report(1)
-        let token = try live.token()
+        let token = try live.registered()
         live.host.send(SIGKILL)
         #expect(live.host.waitForExit() == .signal(SIGKILL))
 
