@@ -1,5 +1,5 @@
 /*
- * pushhost.h: the plugin ABI of pushhost, version 1.1.
+ * pushhost.h: the plugin ABI of pushhost, version 1.2.
  *
  * A plugin is a shared library that exports one symbol, ph_plugin_entry,
  * which returns a static descriptor (ph_plugin). The host reads the
@@ -75,7 +75,7 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 1
+#define PH_ABI_MINOR 2
 
 /* Marks ph_plugin_entry as exported even under -fvisibility=hidden. */
 #define PH_EXPORT __attribute__((visibility("default")))
@@ -185,6 +185,15 @@ struct ph_host {
      * when the host lacks it. Owned by the host; valid until destroy(). */
     const void *PH_NULLABLE (*PH_NONNULL get_extension)(const ph_host *PH_NONNULL host,
                                                         const char *PH_NONNULL id);
+
+    /* Added in 1.2; read it only when host->struct_size covers it. */
+
+    /* [dispatch thread] Called from on_background, on_target or on_mismatch
+     * for m: this plugin could not do its part (a notification the desktop
+     * did not show). The message's status becomes failed, and reason (copied)
+     * goes into its report line. */
+    void (*PH_NONNULL fail)(const ph_host *PH_NONNULL host, const ph_message *PH_NONNULL m,
+                            const char *PH_NONNULL reason);
 };
 
 /* The plugin's descriptor: static, readable before any instance exists.
@@ -324,21 +333,57 @@ typedef struct ph_source {
     void (*PH_NONNULL stop)(void *PH_NULLABLE self);
 } ph_source;
 
+/* Flags of ph_intake.submit_record (1.2). */
+/* The record is a host event this plugin made itself (a tap it saw on the
+ * desktop bus, an endpoint its distributor gave it). Never set it for bytes
+ * received from outside (a push, a broker record, a line of a stream): a
+ * record without it that holds a host event (the top-level key "pushhost")
+ * is rejected, and a record with it that holds no host event is too. */
+#define PH_RECORD_HOST_EVENT 0x1u
+/* Do not wait while the host is full: submit_record returns 1 instead. */
+#define PH_RECORD_NO_WAIT 0x2u
+
+/* Learns a submitted record's result once its report line is written, on the
+ * dispatch thread; report_line is borrowed until it returns. A record the
+ * host stopped before its data stage began, or before it ended, has no report
+ * line: PH_RETRY with report_line "", at once, so the source can hand it to
+ * someone else. */
+typedef void (*ph_record_done)(void *PH_NULLABLE ctx, ph_result result,
+                               const char *PH_NONNULL report_line);
+
 /* PH_EXT_INTAKE: how any plugin hands the host a record, as standard input
- * and the spool do. Owned by the host; valid until destroy() returns. */
+ * and the spool do. Owned by the host; valid until destroy() returns.
+ *
+ * The host is full while it holds --max-pending records: those under way
+ * (held by an interceptor, waiting for a data verdict or for the records
+ * before them) and those submitted and not yet taken. A source submits no
+ * more than that, so the records the host cannot start stay with the
+ * transport, where another host can take them. */
 typedef struct ph_intake {
     uint32_t struct_size; /* sizeof(ph_intake) as the host was built */
-    /* [thread-safe] Hands the host one record (one JSON object: a push message or
-     * a host event; copied). done, if not NULL, is called once on the dispatch
-     * thread after the record's report line is written; report_line is borrowed
-     * until done returns. A record the host stopped before its data stage
-     * ended has no report line: PH_RETRY with report_line "". 0, or -1 when the host is stopping (done is then never
-     * called). Blocks while the host is full. Records keep the order of submit. */
+    /* [thread-safe] Hands the host one message (one JSON object, copied):
+     * submit_record with flags 0. A record that holds a host event is
+     * rejected. done, if not NULL, is called once (see ph_record_done). 0, or
+     * -1 when the host is stopping (done is then never called). Waits while
+     * the host is full. Records keep the order of submit. */
     int (*PH_NONNULL submit)(const ph_host *PH_NONNULL host, const char *PH_NONNULL json, size_t len,
-                             void (*PH_NULLABLE done)(void *PH_NULLABLE ctx, ph_result result,
-                                                      const char *PH_NONNULL report_line),
-                             void *PH_NULLABLE ctx);
+                             ph_record_done PH_NULLABLE done, void *PH_NULLABLE ctx);
+
+    /* Added in 1.2; read it only when struct_size covers it. */
+
+    /* [thread-safe] submit, with flags (PH_RECORD_*): 0 taken; 1 the host is
+     * full (only with PH_RECORD_NO_WAIT); -1 the host is stopping. done is
+     * called only for a record taken. */
+    int (*PH_NONNULL submit_record)(const ph_host *PH_NONNULL host, const char *PH_NONNULL json,
+                                    size_t len, uint32_t flags, ph_record_done PH_NULLABLE done,
+                                    void *PH_NULLABLE ctx);
 } ph_intake;
+
+/* Whether a table that starts with struct_size (ph_host, ph_intake, ...) as
+ * its maker built it covers field: a reader uses a field only then.
+ *   if (PH_HAS_FIELD(ph_intake, intake, submit_record)) ... */
+#define PH_HAS_FIELD(type, table, field)                                                           \
+    ((table)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* PH_EXT_STATE: a folder of the plugin's own inside the host's state
  * directory, for what it keeps across restarts (keys, cursors, ids). Owned

@@ -41,7 +41,7 @@ let benchmarks: @Sendable () -> Void = {
     let intake = host.intake
     Benchmark("Dispatch: one message from its bytes to a data plugin and a background plugin") { benchmark in
         for index in benchmark.scaledIterations {
-            lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index))) }
+            lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index), trust: .operatorOwn)) }
         }
     }
 
@@ -49,7 +49,7 @@ let benchmarks: @Sendable () -> Void = {
     let interceptedIntake = intercepted.intake
     Benchmark("Dispatch: the same, behind an empty interceptor (proceeds at once)") { benchmark in
         for index in benchmark.scaledIterations {
-            lines.withLine(index) { interceptedIntake.take(Record(.text($0), source: .stdin(line: index))) }
+            lines.withLine(index) { interceptedIntake.take(Record(.text($0), source: .stdin(line: index), trust: .operatorOwn)) }
         }
     }
 
@@ -68,7 +68,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Dispatch: a native C plugin reading four fields") { benchmark in
         withExtendedLifetime(native) {
             for index in benchmark.scaledIterations {
-                lines.withLine(index) { nativeIntake.take(Record(.text($0), source: .stdin(line: index))) }
+                lines.withLine(index) { nativeIntake.take(Record(.text($0), source: .stdin(line: index), trust: .operatorOwn)) }
             }
         }
     }
@@ -78,7 +78,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Dispatch: the same four fields through an ffi handler") { benchmark in
         withExtendedLifetime(ffi) {
             for index in benchmark.scaledIterations {
-                lines.withLine(index) { ffiIntake.take(Record(.text($0), source: .stdin(line: index))) }
+                lines.withLine(index) { ffiIntake.take(Record(.text($0), source: .stdin(line: index), trust: .operatorOwn)) }
             }
         }
     }
@@ -218,7 +218,7 @@ enum FieldsPlugins {
             let host = try! host(kind)
             let intake = host.intake
             for index in lines.ranges.indices {
-                lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index))) }
+                lines.withLine(index) { intake.take(Record(.text($0), source: .stdin(line: index), trust: .operatorOwn)) }
             }
             precondition(host.failedCount == 0, "\(kind): \(host.failedCount) messages failed")
             host.shutdown()
@@ -268,7 +268,7 @@ final class Probe: @unchecked Sendable {
             var body = body
             withUnsafeMutablePointer(to: &body) { pointer in
                 set({ $0!.assumingMemoryBound(to: (() -> Void).self).pointee() }, pointer)
-                Self.record.withUnsafeBytes { intake.take(Record(.text($0), source: .stdin(line: 1))) }
+                Self.record.withUnsafeBytes { intake.take(Record(.text($0), source: .stdin(line: 1), trust: .operatorOwn)) }
                 set(nil, nil)
             }
         }

@@ -36,6 +36,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Also take payload files from this spool directory (tmp/, new/, cur/, failed/).", valueName: "DIR"))
     var watch: String?
 
+    @Option(help: ArgumentHelp("Whether a spool file may hold host events (token, foreground, background, action); even when on, only a file of the host's own user (or root) may.", valueName: "on|off"))
+    var spoolEvents: Toggle = .on
+
     @Option(help: ArgumentHelp("Append one JSON line per input record to FILE (created with mode 0600; '-' for standard output; a symbolic link is refused).", valueName: "FILE"))
     var report: String?
 
@@ -116,6 +119,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         options.maxPending = maxPending
         options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
         options.report = report
+        options.spoolEvents = spoolEvents == .on
         options.handlerTimeout = handlerTimeout
         options.stopTimeout = stopTimeout
         options.crashLimit = crashLimit
@@ -162,3 +166,9 @@ extension RunCommand {
 }
 
 extension Platform: ExpressibleByArgument {}
+
+/// A setting that is `on` or `off`.
+enum Toggle: String, ExpressibleByArgument, CaseIterable {
+    case on
+    case off
+}

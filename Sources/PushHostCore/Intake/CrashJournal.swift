@@ -55,6 +55,9 @@ package final class CrashJournal: @unchecked Sendable {
     /// up on it.
     let call = Atomic<UInt64>(0)
     static let firedBit: UInt64 = 1 << 63
+    /// The number of the first call of a stop's drain (0 before): the calls
+    /// from it on are the drain's own, which the stop's deadline does not end.
+    let drainFrom = Atomic<UInt64>(0)
 
     /// The mapped journal.
     let base: UnsafeMutableRawPointer
@@ -112,6 +115,12 @@ package final class CrashJournal: @unchecked Sendable {
         base.storeBytes(of: 1, toByteOffset: Offset.inCall, as: Int32.self)
         number &+= 1
         call.store(number, ordering: .releasing)
+    }
+
+    /// [dispatch thread, between calls] Notes that a stop's deadline passed
+    /// and its drain begins: the calls from here on are the drain's own.
+    func beginDrain() {
+        drainFrom.store(number &+ 1, ordering: .releasing)
     }
 
     /// Notes that the call returned. When the watchdog gave up on it

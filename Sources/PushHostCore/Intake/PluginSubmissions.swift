@@ -6,19 +6,32 @@ import CPushHost
 /// Records that plugins submit through `ph.intake/1`, from any thread,
 /// waiting for the dispatch thread to hand them to the intake.
 ///
-/// `submit` copies the record into a bounded queue and wakes the dispatch
-/// thread through a pipe it polls; while the queue is full (the host holds
-/// back because messages wait for their data stage), `submit` blocks. Once
-/// the host stops (`close`), `submit` returns -1 at once, blocked callers
-/// included, and the records already accepted are still dispatched: every
-/// accepted record gets its `done`.
+/// The host takes no more than it can start: `submit` waits (or, for a
+/// record submitted with `PH_RECORD_NO_WAIT`, answers 1) while the records
+/// the host holds (`held`, which the dispatch thread keeps up to date) and
+/// those queued here reach `--max-pending`, so a source leaves what the host
+/// cannot start with its transport, where another host can take it. A
+/// submitted record wakes the dispatch thread through a pipe it polls.
+///
+/// Once the host stops (`close`), `submit` returns -1 at once, waiting
+/// callers included, and `giveBack` hands every record still queued back to
+/// its source without starting it: `PH_RETRY` and no report line, or, for a
+/// record whose source cannot take it back (no `done`), a failed line.
 final class PluginSubmissions: @unchecked Sendable {
     /// A plugin's `done` callback.
-    typealias Done = @convention(c) (UnsafeMutableRawPointer?, ph_result, UnsafePointer<CChar>) -> Void
+    typealias Done = ph_record_done
+
+    /// What `submit` answers.
+    enum Answer: Int32 {
+        case taken = 0
+        case full = 1
+        case stopping = -1
+    }
 
     private struct Submission {
         let bytes: [UInt8]
         let source: RecordSource
+        let trust: RecordTrust
         let done: Done?
         let context: UnsafeMutableRawPointer?
     }
@@ -26,19 +39,21 @@ final class PluginSubmissions: @unchecked Sendable {
     /// Readable when something was submitted.
     var fd: Int32 { wakePipe.readEnd }
     private let wakePipe = WakePipe()
-    private let capacity: Int
+    private let limit: Int
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Under `lock`:
     private var queue: [Submission] = []
     private var head = 0
+    /// Records the host holds (under way in the pipeline), as last noted.
+    private var held = 0
     private var closed = false
     private var counts: [String: Int] = [:]
     private var dispatchThread: pthread_t?
 
-    /// A queue that holds up to `capacity` records before `submit` blocks.
-    init(capacity: Int) {
-        self.capacity = capacity
+    /// Submissions that wait while the host holds `limit` records (`--max-pending`).
+    init(limit: Int) {
+        self.limit = limit
         pthread_mutex_init(lock, nil)
         pthread_cond_init(roomMade, nil)
     }
@@ -51,28 +66,45 @@ final class PluginSubmissions: @unchecked Sendable {
         wakePipe.close()
     }
 
-    /// Notes the calling thread as the dispatch thread, which never blocks
+    /// Notes the calling thread as the dispatch thread, which never waits
     /// in `submit` (it is the one that makes room).
     func openOnThisThread() {
         locked { dispatchThread = pthread_self() }
     }
 
-    /// [any thread] Takes a copy of `bytes` from `plugin`: 0, or -1 when
-    /// the host is stopping (`done` is then never called).
-    func submit(_ bytes: UnsafeRawBufferPointer, from plugin: String, done: Done?, context: UnsafeMutableRawPointer?) -> Int32 {
+    /// [any thread] Takes a copy of `bytes` from `plugin`, with the flags
+    /// of `submit_record`; `done` is called only for a record taken.
+    func submit(
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: Done?, context: UnsafeMutableRawPointer?
+    ) -> Answer {
         let copy = [UInt8](bytes)
+        let trust: RecordTrust = flags & PH_RECORD_HOST_EVENT != 0
+            ? .hostEvent
+            : .messageOnly(because: "plugin \(plugin) did not submit it as a host event of its own (PH_RECORD_HOST_EVENT)")
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         let onDispatchThread = dispatchThread.map { pthread_equal($0, pthread_self()) != 0 } ?? true
-        while !closed && !onDispatchThread && queue.count - head >= capacity {
+        while !closed && !onDispatchThread && isFull {
+            if flags & PH_RECORD_NO_WAIT != 0 { return .full }
             pthread_cond_wait(roomMade, lock)
         }
-        guard !closed else { return -1 }
+        guard !closed else { return .stopping }
         let number = (counts[plugin] ?? 0) + 1
         counts[plugin] = number
-        queue.append(Submission(bytes: copy, source: .plugin(name: plugin, record: number), done: done, context: context))
+        queue.append(Submission(bytes: copy, source: .plugin(name: plugin, record: number), trust: trust, done: done, context: context))
         if queue.count - head == 1 { wakePipe.wake() }
-        return 0
+        return .taken
+    }
+
+    /// [dispatch thread] Notes how many records the host holds now; a
+    /// waiting `submit` goes on when that makes room.
+    func note(held count: Int) {
+        locked {
+            guard count != held else { return }
+            let hadRoom = !isFull
+            held = count
+            if !hadRoom && !isFull { pthread_cond_broadcast(roomMade) }
+        }
     }
 
     /// [dispatch thread] Hands the submitted records to `intake`, in
@@ -80,19 +112,32 @@ final class PluginSubmissions: @unchecked Sendable {
     func deliver(to intake: some Intake) {
         wakePipe.drain()
         while intake.hasRoom, let submission = next() {
-            let completion: RecordCompletion? = submission.done.map { done in
-                let context = submission.context
-                return { outcome in
-                    var line = outcome.line
-                    line.append(0)
-                    line.withUnsafeBufferPointer { text in
-                        text.withMemoryRebound(to: CChar.self) { done(context, outcome.result.abiValue, $0.baseAddress!) }
-                    }
-                }
-            }
             submission.bytes.withUnsafeBytes { bytes in
-                intake.take(Record(.text(bytes), source: submission.source, completion: completion))
+                intake.take(Record(.text(bytes), source: submission.source, trust: submission.trust, completion: Self.completion(of: submission)))
             }
+        }
+    }
+
+    /// [dispatch thread] Refuses every later `submit`, and wakes the waiting ones.
+    func close() {
+        locked {
+            closed = true
+            pthread_cond_broadcast(roomMade)
+        }
+    }
+
+    /// [dispatch thread, once closed] Hands back every record still queued,
+    /// none started: its `done` learns `PH_RETRY` with no report line; a
+    /// record without `done`, which its source cannot take again, goes to
+    /// `intake` as failed.
+    func giveBack(to intake: some Intake) {
+        wakePipe.drain()
+        while let submission = next() {
+            guard submission.done != nil else {
+                intake.take(Record(.failed("the host stopped before it began"), source: submission.source, trust: submission.trust))
+                continue
+            }
+            Self.completion(of: submission)?(RecordOutcome(result: .stopped, problem: nil, line: []))
         }
     }
 
@@ -101,19 +146,30 @@ final class PluginSubmissions: @unchecked Sendable {
         locked { head == queue.count }
     }
 
-    /// [dispatch thread] Refuses every later `submit`, and wakes the blocked ones.
-    func close() {
-        locked {
-            closed = true
-            pthread_cond_broadcast(roomMade)
+    /// [under `lock`] Whether the host holds `limit` records with those queued here.
+    private var isFull: Bool { held + queue.count - head >= limit }
+
+    /// The call of a submission's `done` with a record's outcome, or nil without one.
+    private static func completion(of submission: Submission) -> RecordCompletion? {
+        guard let done = submission.done else { return nil }
+        let context = submission.context
+        return { outcome in
+            var line = outcome.line
+            line.append(0)
+            line.withUnsafeBufferPointer { text in
+                text.withMemoryRebound(to: CChar.self) { done(context, outcome.result.abiValue, $0.baseAddress!) }
+            }
         }
     }
 
+    /// The next queued submission; it counts as held from now on, until
+    /// the dispatch thread notes the host's count again.
     private func next() -> Submission? {
         locked {
             guard head < queue.count else { return nil }
             let submission = queue[head]
             head += 1
+            held += 1
             if head == queue.count {
                 queue.removeAll(keepingCapacity: true)
                 head = 0
@@ -121,7 +177,6 @@ final class PluginSubmissions: @unchecked Sendable {
                 queue.removeFirst(head)  // A queue that never empties: drop what was taken.
                 head = 0
             }
-            pthread_cond_signal(roomMade)
             return submission
         }
     }

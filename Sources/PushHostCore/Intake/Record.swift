@@ -27,15 +27,32 @@ package struct Record {
 
     package let content: Content
     package let source: RecordSource
+    /// What the record may be: its source decides.
+    package let trust: RecordTrust
     /// Called once, on the dispatch thread, after the record's report line
     /// is written; nil when the source does not ask.
     package let completion: RecordCompletion?
 
-    package init(_ content: Content, source: RecordSource, completion: RecordCompletion? = nil) {
+    package init(_ content: Content, source: RecordSource, trust: RecordTrust, completion: RecordCompletion? = nil) {
         self.content = content
         self.source = source
+        self.trust = trust
         self.completion = completion
     }
+}
+
+/// What a record may be, as its source decides: a host event (`token`,
+/// `foreground`, `background`, `action`) changes what every plugin sees, so
+/// only the operator's own sources and a plugin's own events may carry one.
+package enum RecordTrust: Sendable {
+    /// The operator's own (standard input, the spool): a message or a host event.
+    case operatorOwn
+    /// Bytes from outside (a push, a broker record, a stream): a message only.
+    /// A record that holds a host event is rejected, saying why not here.
+    case messageOnly(because: String)
+    /// A host event a plugin made itself (`PH_RECORD_HOST_EVENT`): a
+    /// record that holds none is rejected.
+    case hostEvent
 }
 
 /// What a source learns of its record once the report line is written.

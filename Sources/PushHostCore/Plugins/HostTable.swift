@@ -39,7 +39,10 @@ enum HostTable {
                     PluginContext.of(host).logger.log(level: Logger.Level(level), "\(String(cString: text))")
                 },
                 current_token: { PluginContext.of($0).tokens.pointer },
-                get_extension: { _, id in HostExtensions.find(id) }
+                get_extension: { _, id in HostExtensions.find(id) },
+                fail: { host, message, reason in
+                    Message.noteProblem(message, "\(PluginContext.of(host).name): \(String(cString: reason))")
+                }
             )
         )
         return UnsafePointer(table)
@@ -48,14 +51,24 @@ enum HostTable {
 
 /// The extensions the host offers every plugin through `get_extension`.
 enum HostExtensions {
-    /// `ph.intake/1`: any plugin may hand the host records.
+    /// `ph.intake/1`: any plugin may hand the host records (messages, and
+    /// host events of its own through `submit_record`).
     nonisolated(unsafe) static let intake: UnsafeMutablePointer<ph_intake> = {
         let table = UnsafeMutablePointer<ph_intake>.allocate(capacity: 1)
         table.initialize(to: ph_intake(
             struct_size: UInt32(MemoryLayout<ph_intake>.size),
             submit: { host, json, length, done, context in
                 let plugin = PluginContext.of(host)
-                return plugin.submissions.submit(UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, done: done, context: context)
+                let answer = plugin.submissions.submit(
+                    UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: 0, done: done, context: context)
+                // 1.1's submit waits, and knows no "full".
+                return answer.rawValue
+            },
+            submit_record: { host, json, length, flags, done, context in
+                let plugin = PluginContext.of(host)
+                return plugin.submissions.submit(
+                    UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: flags, done: done, context: context
+                ).rawValue
             }
         ))
         return table

@@ -39,7 +39,7 @@ package final class Host {
         }
         CrashSignals.install(journal)
         let report = try Report(destination: options.report)
-        submissions = PluginSubmissions(capacity: 256)
+        submissions = PluginSubmissions(limit: options.maxPending)
         ChainAPI.offer()
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions,
@@ -119,7 +119,7 @@ package final class Host {
         let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
         let spool = try spool.map { spool throws(SetupError) in
             try SpoolSource(
-                spool: spool, maxBytes: options.maxBytes, journal: journal, crashLimit: options.crashLimit, logger: logger,
+                spool: spool, maxBytes: options.maxBytes, events: options.spoolEvents, journal: journal, crashLimit: options.crashLimit, logger: logger,
                 durable: { report.sync() })
         }
         submissions.openOnThisThread()
@@ -153,8 +153,9 @@ package final class Host {
                 notifier.stopping(status: "stopping: \(failure)")
                 stopSources()
             }
-            // Accepted records are under way, even while stopping.
-            if let pinging { submissions.deliver(to: pinging) } else { submissions.deliver(to: pipeline) }
+            if !stopping {
+                if let pinging { submissions.deliver(to: pinging) } else { submissions.deliver(to: pipeline) }
+            }
             spool?.moveFinished()
             reading = reading && !stopping && !input.finished
             if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
@@ -163,10 +164,12 @@ package final class Host {
                 break
             }
             if stopping && MonotonicClock.now() >= stopDeadline && !pipeline.isIdle {
+                journal.beginDrain()
                 pipeline.stop()
                 continue
             }
             pipeline.flush()
+            submissions.note(held: pipeline.heldCount)
             let hasRoom = pipeline.hasRoom
             var watched = [
                 pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0),
@@ -209,7 +212,9 @@ package final class Host {
                 case shutdown:
                     logger.info("stopping: taking nothing new; records under way get --stop-timeout \(options.stopTimeout)s")
                     stopping = true
-                    stopDeadline = MonotonicClock.now() &+ UInt64(options.stopTimeout * 1e9)
+                    // Counted from the signal, as the watchdog counts it.
+                    let signalled = ShutdownSignal.firstAt.load(ordering: .relaxed)
+                    stopDeadline = (signalled == 0 ? MonotonicClock.now() : signalled) &+ UInt64(options.stopTimeout * 1e9)
                     notifier.stopping(status: "stopping: SIGINT or SIGTERM; records under way get --stop-timeout \(options.stopTimeout)s")
                     stopSources()
                 case spool?.fd:
@@ -272,12 +277,14 @@ package final class Host {
         }
     }
 
-    /// Refuses later submissions (unblocking any waiting one), then calls
-    /// `stop` of every started source plugin, in reverse load order.
+    /// Refuses later submissions (unblocking any waiting one), calls `stop`
+    /// of every started source plugin, in reverse load order, then hands
+    /// back the submitted records not started: none begins after a stop.
     private func stopSources() {
         submissions.close()
         started.reversed().forEach { $0.stop() }
         started.removeAll()
+        submissions.giveBack(to: pipeline)
     }
 
     /// Stops the source plugins still producing, then calls every plugin's `destroy`.

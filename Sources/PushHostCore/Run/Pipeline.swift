@@ -111,6 +111,13 @@ final class Pipeline: Intake {
             && delivered.count - deliveredHead < maxPending
     }
 
+    /// The records under way: held by interceptors, queued (waiting for a
+    /// data verdict or for those before them), or waiting for a worker's
+    /// UI call; what a source's submissions count against `--max-pending`.
+    var heldCount: Int {
+        interceptors.heldCount + (queue.count - head) + (delivered.count - deliveredHead)
+    }
+
     // MARK: Arrival
 
     func take(_ record: borrowing Record) {
@@ -144,6 +151,10 @@ final class Pipeline: Intake {
         }
         let members = RootMembers(root)
         if members.pushhost >= 0 {
+            if case .messageOnly(let because) = record.trust {
+                let error = RecordError(reason: "a host event (the key pushhost) is not taken from here: \(because)")
+                return arrive(.rejected(error, record.source, record.completion))
+            }
             if !queueIsEmpty && !workers.isEmpty {
                 // The messages before it wait for workers' data calls: let those end first.
                 workers.settleAll()
@@ -154,6 +165,10 @@ final class Pipeline: Intake {
             } catch {
                 return arrive(.rejected(error, record.source, record.completion))
             }
+        }
+        if case .hostEvent = record.trust {
+            let error = RecordError(reason: "submitted as a host event, but it holds none (no key pushhost)")
+            return arrive(.rejected(error, record.source, record.completion))
         }
         if members.isNtfy(root) { return takeNtfy(document, members, record.source, record.completion) }
         let flight = current

@@ -28,6 +28,8 @@ package struct RunOptions: Sendable {
     package var storeLimit = 10_000
     /// Which plugins run in worker processes, and their limits (`--isolate`, `--worker-*`).
     package var isolation = IsolationOptions()
+    /// Whether a spool file of the host's own user may hold host events (`--spool-events`).
+    package var spoolEvents = true
     /// Where the report goes (`--report`: a file, `-` for standard output), or nil for none.
     package var report: String?
 

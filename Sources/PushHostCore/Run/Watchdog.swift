@@ -8,7 +8,11 @@ import Synchronization
 /// (through the crash journal) and ends the host when one does not return:
 /// after `--handler-timeout`, or once a stop (SIGINT, SIGTERM) has waited
 /// `--stop-timeout` for it. It learns of the stop from the signal itself,
-/// since the dispatch thread, blocked in the call, cannot tell it.
+/// since the dispatch thread, blocked in the call, cannot tell it, and
+/// counts from the same instant as the run loop (`ShutdownSignal.firstAt`).
+/// A call of the stop's own drain (the UI stage of a record whose data
+/// stage ended, made once the deadline passed) is held to
+/// `--handler-timeout` only.
 ///
 /// A thread blocked in a plugin cannot be taken back, so the host exits
 /// with status 4 after writing out the report. After a timeout the journal
@@ -53,8 +57,8 @@ final class Watchdog: @unchecked Sendable {
         while true {
             usleep(period)
             let now = MonotonicClock.now()
-            if stop == 0 && ShutdownSignal.received.load(ordering: .relaxed) > 0 {
-                stop = now &+ stopTimeout
+            if stop == 0 && ShutdownSignal.received.load(ordering: .acquiring) > 0 {
+                stop = ShutdownSignal.firstAt.load(ordering: .relaxed) &+ stopTimeout
             }
             let call = journal.call.load(ordering: .acquiring)
             if call != observed {
@@ -64,10 +68,16 @@ final class Watchdog: @unchecked Sendable {
             guard call & 1 == 1 else { continue }
             if now &- since >= timeout {
                 giveUp(call, stopped: false, seconds: Double(now &- since) / 1e9)
-            } else if stop != 0 && now >= stop {
+            } else if stop != 0 && now >= stop && !isDrain(call) {
                 giveUp(call, stopped: true, seconds: Double(now &- since) / 1e9)
             }
         }
+    }
+
+    /// Whether `call` is one the dispatch thread made after a stop's deadline passed.
+    private func isDrain(_ call: UInt64) -> Bool {
+        let from = journal.drainFrom.load(ordering: .acquiring)
+        return from != 0 && call >= from
     }
 
     /// Ends the host on the call `call`, unless it returned meanwhile.

@@ -11,6 +11,9 @@ enum ShutdownSignal {
     nonisolated(unsafe) private static var pipe: WakePipe?
     /// How many signals came, for a thread that cannot poll the pipe.
     static let received = Atomic<Int>(0)
+    /// When the first signal came (`MonotonicClock`, ns; 0 before): the
+    /// run loop and the watchdog count `--stop-timeout` from the same instant.
+    static let firstAt = Atomic<UInt64>(0)
 
     /// Installs the handlers and returns the end to poll.
     static func install() -> Int32 {
@@ -18,7 +21,9 @@ enum ShutdownSignal {
         pipe = wake
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in
-            ShutdownSignal.received.add(1, ordering: .relaxed)
+            // clock_gettime is async-signal-safe.
+            _ = ShutdownSignal.firstAt.compareExchange(expected: 0, desired: MonotonicClock.now(), ordering: .relaxed)
+            ShutdownSignal.received.add(1, ordering: .releasing)
             ShutdownSignal.pipe?.wake()
         }
         sigemptyset(&action.sa_mask)

@@ -9,8 +9,8 @@ extension Spool {
         case gone
         /// An entry that is not read: why, in one clause.
         case refused(String)
-        /// A regular file, open for reading; the caller closes `fd`.
-        case file(fd: Int32, size: Int)
+        /// A regular file, open for reading, and the user who owns it; the caller closes `fd`.
+        case file(fd: Int32, size: Int, owner: uid_t)
     }
 
     /// Opens `new/NAME` for reading, never following a symbolic link and
@@ -41,7 +41,7 @@ extension Spool {
             close(fd)
             return .refused("not a regular file: \(kind)")
         }
-        return .file(fd: fd, size: Int(info.st_size))
+        return .file(fd: fd, size: Int(info.st_size), owner: info.st_uid)
     }
 
     /// What an entry of type `mode` is, in words, or nil for a regular file.

@@ -33,6 +33,8 @@ final class SpoolSource {
     private struct Reading {
         let name: SpoolName
         let fd: Int32
+        /// What its records may be: host events only from the host's own user's files.
+        let trust: RecordTrust
         var records: SpoolRecords
         var handed = 0
     }
@@ -43,6 +45,8 @@ final class SpoolSource {
     private let crashLimit: Int
     private let logger: Logger
     private let durable: () -> Bool
+    /// Whether a spool file may hold host events (`--spool-events`).
+    private let events: Bool
     private var waiting: [SpoolName] = []
     private var next = 0
     private var queued: Set<SpoolName> = []
@@ -59,11 +63,14 @@ final class SpoolSource {
 
     /// Arms the watch, then lists what `new/` already holds: nothing that
     /// arrives in between is missed. `durable` says whether every report
-    /// line written so far is on disk.
+    /// line written so far is on disk; `events`, whether a file of the
+    /// host's own user (or root's) may hold host events.
     init(
-        spool: Spool, maxBytes: Int, journal: CrashJournal, crashLimit: Int, logger: Logger, durable: @escaping () -> Bool
+        spool: Spool, maxBytes: Int, events: Bool, journal: CrashJournal, crashLimit: Int, logger: Logger,
+        durable: @escaping () -> Bool
     ) throws(SetupError) {
         self.spool = spool
+        self.events = events
         self.maxBytes = maxBytes
         self.journal = journal
         self.crashLimit = crashLimit
@@ -193,7 +200,7 @@ final class SpoolSource {
         case .refused(let reason):
             underWay[name] = Progress()
             refuse(name, reason, intake)
-        case .file(let fd, let size):
+        case .file(let fd, let size, let owner):
             underWay[name] = Progress()
             if let crash = journal.crashes(of: name.printed), crash.count >= crashLimit {
                 close(fd)
@@ -204,7 +211,7 @@ final class SpoolSource {
                 return refuse(name, "empty file: no record", intake)
             }
             let records = SpoolRecords(fd: fd, path: "\(spool.new)/\(name.printed)", buffer: buffer, maxBytes: maxBytes)
-            reading = Reading(name: name, fd: fd, records: records)
+            reading = Reading(name: name, fd: fd, trust: trust(ofFileOwnedBy: owner), records: records)
         }
     }
 
@@ -261,12 +268,23 @@ final class SpoolSource {
         submittedAll(name)
     }
 
+    /// What the records of a file that `owner` owns may be: another local
+    /// user who may write into the spool may send messages, never host events.
+    private func trust(ofFileOwnedBy owner: uid_t) -> RecordTrust {
+        guard events else { return .messageOnly(because: "the host takes no host events from the spool (--spool-events off)") }
+        guard owner == geteuid() || owner == 0 else {
+            return .messageOnly(because: "the spool file belongs to user \(owner), and host events come only from the host's own user's files")
+        }
+        return .operatorOwn
+    }
+
     /// Hands one record of `name` to `intake`; `line` is where
     /// `NAME.error.json` says it is, `sourceLine` where the report does.
     private func hand(_ name: SpoolName, _ content: Record.Content, line: Int?, sourceLine: Int?, _ intake: some Intake) {
         underWay[name]?.outstanding += 1
         outstanding += 1
-        intake.take(Record(content, source: .spool(file: name.printed, line: sourceLine)) { [unowned self] outcome in
+        let trust = reading?.trust ?? .operatorOwn
+        intake.take(Record(content, source: .spool(file: name.printed, line: sourceLine), trust: trust) { [unowned self] outcome in
             self.finished(name, line: line, outcome)
         })
     }

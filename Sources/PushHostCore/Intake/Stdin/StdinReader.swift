@@ -65,9 +65,9 @@ final class StdinReader: @unchecked Sendable {
         guard let current, position < current.records.count else { return nil }
         position += 1
         switch current.records[position - 1] {
-        case .parsed(let document, let line): return Record(.parsed(document), source: .stdin(line: line))
-        case .invalid(let error, let line): return Record(.invalid(error), source: .stdin(line: line))
-        case .tooLong(let line): return Record(.tooLong, source: .stdin(line: line))
+        case .parsed(let document, let line): return Record(.parsed(document), source: .stdin(line: line), trust: .operatorOwn)
+        case .invalid(let error, let line): return Record(.invalid(error), source: .stdin(line: line), trust: .operatorOwn)
+        case .tooLong(let line): return Record(.tooLong, source: .stdin(line: line), trust: .operatorOwn)
         }
     }
 

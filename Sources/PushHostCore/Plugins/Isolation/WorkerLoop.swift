@@ -72,7 +72,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             exit(1)
         }
         // A source asks for ph.intake/1 in create: it gets one that refuses, and the host creates it again itself.
-        let refusing = PluginSubmissions(capacity: 1)
+        let refusing = PluginSubmissions(limit: 1)
         refusing.close()
         let context = PluginContext(name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: refusing)
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
