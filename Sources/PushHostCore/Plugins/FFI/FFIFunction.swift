@@ -71,7 +71,9 @@ final class FFIFunction {
             }
             slot += type.ffiKinds.count
         }
-        self.perCall = .allocate(capacity: max(perCall.count, 1))
+        // Exactly as many as there are: a buffer's count is its capacity, so
+        // a spare element, never initialized, would be read as an argument.
+        self.perCall = .allocate(capacity: perCall.count)
         _ = self.perCall.initialize(from: perCall)
     }
 
@@ -87,14 +89,19 @@ final class FFIFunction {
             let slot = slots + 8 * argument.slot
             switch argument.binding {
             case .path(let path, let fallback):
-                if let text = Message.value(message, atPath: path) {
+                var count = 0
+                var isString = false
+                if let text = Message.value(message, atPath: path, count: &count, isString: &isString) {
                     if argument.type.isScalar {
-                        switch FFIConversion.bits(text, as: argument.type) {
+                        switch FFIConversion.bits(text, count: count, as: argument.type) {
                         case .success(let bits): slot.storeBytes(of: bits, as: UInt64.self)
-                        case .failure(let problem): return refuse(message, "\(String(cString: path)) is \(Self.shown(text, problem)), \(problem.reason(for: argument.type))")
+                        case .failure(let problem):
+                            return refuse(message, path, text, count, isString, problem.reason(for: argument.type))
                         }
+                    } else if argument.type == .string, strlen(text) != count {
+                        return refuse(message, path, text, count, isString, "which holds a NUL byte, where a string would end")
                     } else {
-                        Self.write(text: text, count: argument.type == .bytes ? strlen(text) : 0, type: argument.type, to: slot)
+                        Self.write(text: text, count: count, type: argument.type, to: slot)
                     }
                 } else if let fallback {
                     Self.write(fallback, type: argument.type, to: slot)
@@ -152,10 +159,22 @@ final class FFIFunction {
         return nil
     }
 
-    /// A value's text in a problem: a number as it is, anything else quoted.
-    private static func shown(_ text: UnsafePointer<CChar>, _ problem: FFIConversion.Problem) -> String {
-        let string = String(cString: text)
-        return problem == .doesNotFit ? string : "\"\(string)\""
+    /// Notes that the value at `path` does not make its parameter, and
+    /// why: `data.big is 2.5, which is not an integer`; returns nil.
+    private func refuse(
+        _ message: OpaquePointer, _ path: UnsafePointer<CChar>, _ text: UnsafePointer<CChar>, _ count: Int, _ isString: Bool, _ why: String
+    ) -> UInt64? {
+        refuse(message, "\(String(cString: path)) is \(Self.shown(text, count: count, isString: isString)), \(why)")
+    }
+
+    /// A value in a problem as JSON writes it: a string quoted (and
+    /// escaped), a number, a boolean, an object or an array as it is.
+    private static func shown(_ text: UnsafePointer<CChar>, count: Int, isString: Bool) -> String {
+        let bytes = UnsafeRawBufferPointer(start: text, count: count)
+        guard isString else { return String(decoding: bytes, as: UTF8.self) }
+        var quoted: [UInt8] = []
+        JSONWriter.appendString(bytes, to: &quoted)
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     // MARK: Slots
@@ -163,7 +182,7 @@ final class FFIFunction {
     private static func write(_ literal: FFILiteral, type: FFIType, to slot: UnsafeMutableRawPointer) {
         switch literal {
         case .scalar(let bits, _): slot.storeBytes(of: bits, as: UInt64.self)
-        case .text(let text): write(text: text, count: strlen(text), type: type, to: slot)
+        case .text(let text, let count): write(text: text, count: count, type: type, to: slot)
         case .null: write(text: nil, count: 0, type: type, to: slot)
         }
     }
