@@ -27,6 +27,20 @@ extension Message {
         handOut(handle) { message, arena in message.value(atPath: path, into: &arena) }
     }
 
+    /// `value(_:atPath:)` with the value's length in bytes (a string's
+    /// unescaped text may hold a NUL) and whether it is a JSON string, not
+    /// a number, a literal or compact JSON: for an ffi parameter.
+    static func value(
+        _ handle: OpaquePointer, atPath path: UnsafePointer<CChar>, count: inout Int, isString: inout Bool
+    ) -> UnsafePointer<CChar>? {
+        handOut(handle) { message, arena in
+            let text = message.value(atPath: path, into: &arena)
+            count = arena.handedCount
+            isString = arena.handedString
+            return text
+        }
+    }
+
     /// `message_json`: the normalized message as compact JSON, built once
     /// per message; "" when the handle names no message.
     static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
@@ -132,6 +146,7 @@ extension Message {
     /// object or array as compact JSON.
     @inline(__always)
     func hand(_ value: JSONValue, _ arena: inout MessageArena) -> UnsafePointer<CChar> {
+        defer { arena.handedString = value.kind == .string }
         if !value.kind.isContainer && !value.isEscaped { return arena.copy(value.rawBytes) }
         arena.scratch.removeAll(keepingCapacity: true)
         value.appendText(to: &arena.scratch)

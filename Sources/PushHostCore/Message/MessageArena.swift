@@ -21,6 +21,11 @@ struct MessageArena: @unchecked Sendable {
     var scratch: [UInt8] = []
     /// `message_json`'s answer, once asked for: built once per message.
     var json: (text: UnsafePointer<CChar>, count: Int)?
+    /// The last copy's length less its NUL: an unescaped string may hold a
+    /// NUL of its own, where `strlen` would stop.
+    private(set) var handedCount = 0
+    /// Whether the last copy is a JSON string's text (`Message.hand` says so).
+    var handedString = false
 
     static let chunkSize = 4096
     /// How many chunks of `chunkSize` outlive a `reset()`.
@@ -30,6 +35,8 @@ struct MessageArena: @unchecked Sendable {
     @inline(__always)
     mutating func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafePointer<CChar> {
         let place = reserve(bytes.count + 1)
+        handedCount = bytes.count
+        handedString = false
         if let base = bytes.baseAddress, bytes.count > 0 { place.copyMemory(from: base, byteCount: bytes.count) }
         place.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
         return UnsafePointer(place.assumingMemoryBound(to: CChar.self))

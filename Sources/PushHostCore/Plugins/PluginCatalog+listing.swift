@@ -20,7 +20,7 @@ extension PluginCatalog {
             case .success(let plugin):
                 let descriptor = plugin.descriptor
                 let kind = descriptor.ffi == nil ? "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)" : "ffi"
-                text += "\(descriptor.name) \(descriptor.version) (\(kind)) \(entry.file)\n"
+                text += "\(descriptor.name)\(descriptor.version.isEmpty ? "" : " " + descriptor.version) (\(kind)) \(entry.file)\n"
                 let roles = descriptor.roles.isEmpty ? "none" : descriptor.roles.map(\.rawValue).joined(separator: ", ")
                 text += "  roles: \(roles)"
                 if !descriptor.targets.isEmpty { text += "; targets: \(descriptor.targets.joined(separator: ", "))" }

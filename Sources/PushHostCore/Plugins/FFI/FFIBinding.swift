@@ -34,15 +34,26 @@ enum FFIBinding {
 enum FFILiteral {
     /// A scalar's bits (see ``FFIConversion``), and its JSON text.
     case scalar(UInt64, text: String)
-    /// A string, NUL-ended, owned for the whole run.
-    case text(UnsafePointer<CChar>)
+    /// A string, NUL-ended, owned for the whole run, and its length in
+    /// bytes (a bytes parameter's literal may hold a NUL of its own).
+    case text(UnsafePointer<CChar>, count: Int)
     /// NULL, for a text parameter.
     case null
 
+    /// `text`'s bytes, copied for the whole run.
+    static func text(_ text: String) -> FFILiteral {
+        let bytes = Array(text.utf8)
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(start: copy, count: bytes.count).copyMemory(from: $0) }
+        copy[bytes.count] = 0
+        return .text(UnsafePointer(copy), count: bytes.count)
+    }
+
+    /// As a C signature shows it: a number as it is, a string as a JSON string.
     var cText: String {
         switch self {
         case .scalar(_, let text): text
-        case .text(let pointer): "\"\(String(cString: pointer))\""
+        case .text(let pointer, let count): JSONWriter.quoted(String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self))
         case .null: "NULL"
         }
     }

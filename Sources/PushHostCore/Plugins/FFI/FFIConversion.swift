@@ -28,8 +28,13 @@ enum FFIConversion {
         }
     }
 
-    /// The bits of `text` as a value of the scalar `type`.
-    static func bits(_ text: UnsafePointer<CChar>, as type: FFIType) -> Result<UInt64, Problem> {
+    /// The bits of `text`, `count` bytes long, as a value of the scalar
+    /// `type`. A NUL byte within the count ends no value early: such a
+    /// text is no number, nor true or false.
+    static func bits(_ text: UnsafePointer<CChar>, count: Int, as type: FFIType) -> Result<UInt64, Problem> {
+        guard strlen(text) == count else {
+            return .failure(type.isInteger ? .notInteger : type == .bool ? .notBoolean : .notNumber)
+        }
         if type.isInteger { return integer(text, as: type) }
         if type == .bool {
             if strcmp(text, "true") == 0 { return .success(1) }

@@ -36,7 +36,7 @@ extension FFIManifest {
 private struct FFIManifestReader {
     /// What an argument may be bound to.
     private enum Context {
-        /// A data, background or screen handler: message paths.
+        /// A data, background, screen or mismatch handler: message paths.
         case message
         /// A token handler: `token` and `previous`.
         case token
@@ -59,6 +59,9 @@ private struct FFIManifestReader {
             }
             handlers.append(handler)
         }
+        if handlers.contains(where: { $0.role == .mismatch }) && !handlers.contains(where: { $0.role == .screen }) {
+            throw .ffi("handler mismatch: a mismatch handler needs a screen handler in the manifest, whose targets make the screen")
+        }
         return FFIManifest(
             name: name,
             version: try keys["version"].map { value throws(PluginRefusal) in try string(value, "version") } ?? "",
@@ -75,10 +78,10 @@ private struct FFIManifestReader {
 
     private func handler(_ value: JSONValue, library: String?) throws(PluginRefusal) -> FFIHandlerSpec {
         let keys = try members(value, of: "a handler", allowed: Self.functionKeys + ["role", "targets", "verdicts"])
-        guard let roleValue = keys["role"] else { throw .ffi("a handler has no \"role\" (data, background, screen, token)") }
+        guard let roleValue = keys["role"] else { throw .ffi("a handler has no \"role\" (\(FFIRole.vocabulary))") }
         let roleWord = try string(roleValue, "role")
-        guard let role = PluginRole(rawValue: roleWord), role != .action else {
-            throw .ffi("unknown role \"\(roleWord)\" (roles: data, background, screen, token)")
+        guard let role = FFIRole(rawValue: roleWord) else {
+            throw .ffi("unknown role \"\(roleWord)\" (roles: \(FFIRole.vocabulary))")
         }
         let label = "handler \(role.rawValue)"
         let function = try self.function(value, label: label, library: library, context: role == .token ? .token : .message)
@@ -161,7 +164,7 @@ private struct FFIManifestReader {
                 fallback = verdict
                 continue
             }
-            switch FFIConversion.bits(key.text, as: returns) {
+            switch FFIConversion.bits(key.text, count: key.text.utf8.count, as: returns) {
             case .success(let bits):
                 entries.append((bits, verdict))
                 words.append((key.text, word))
@@ -212,7 +215,7 @@ private struct FFIManifestReader {
         }
         if type == .json || word == "message" {
             guard word == "message", context == .message else {
-                throw .ffi(type == .json ? "\(label): a json parameter takes \"message\", the whole message" : "\(label): \"message\" is for a data, background or screen handler")
+                throw .ffi(type == .json ? "\(label): a json parameter takes \"message\", the whole message" : "\(label): \"message\" is for a data, background, screen or mismatch handler")
             }
             guard type == .json || type == .bytes else { throw .ffi("\(label): the whole message goes to a json or bytes parameter, not \(type.rawValue)") }
             return .message
@@ -236,7 +239,12 @@ private struct FFIManifestReader {
         if type == .log || type == .json { throw .ffi("\(label): a \(type.rawValue) parameter takes no literal") }
         if type.isText {
             switch value.kind {
-            case .string: return .text(UnsafePointer(strdup(value.text)!))
+            case .string:
+                let text = value.text
+                if type == .string && text.utf8.contains(0) {
+                    throw .ffi("\(label): the literal holds a NUL byte, where a string would end (a bytes parameter takes it whole)")
+                }
+                return .text(text)
             case .null: return .null
             default: throw .ffi("\(label): the literal for a \(type.rawValue) parameter is a string or null, not \(value.kind.withArticle)")
             }
@@ -246,7 +254,7 @@ private struct FFIManifestReader {
             throw .ffi("\(label): the literal for a \(type.rawValue) parameter is \(type == .bool ? "true or false" : "a number"), not \(value.kind.withArticle)")
         }
         let text = value.text
-        switch FFIConversion.bits(text, as: type) {
+        switch FFIConversion.bits(text, count: text.utf8.count, as: type) {
         case .success(let bits): return .scalar(bits, text: text)
         case .failure(let problem): throw .ffi("\(label): the literal \(text), \(problem.reason(for: type))")
         }

@@ -30,9 +30,19 @@ struct FFIFunctionSpec {
     let args: [FFIBinding]
 }
 
+/// A handler's role in a manifest: a plugin's role, or `mismatch`, the
+/// function a screen calls as `on_mismatch` (on top, for a message aimed at
+/// no visible screen).
+enum FFIRole: String, CaseIterable {
+    case data, background, screen, mismatch, token
+
+    /// The words, for a refusal that lists them.
+    static let vocabulary = allCases.map(\.rawValue).joined(separator: ", ")
+}
+
 /// One handler of a manifest: a function in a role.
 struct FFIHandlerSpec {
-    let role: PluginRole
+    let role: FFIRole
     let function: FFIFunctionSpec
     /// A screen's targets.
     let targets: [String]

@@ -20,6 +20,7 @@ final class FFIPlugin {
     private let verdicts: FFIVerdicts
     private let background: FFIFunction?
     private let screen: FFIFunction?
+    private let mismatch: FFIFunction?
     private let token: FFIFunction?
     private let log: FFILog
 
@@ -42,11 +43,12 @@ final class FFIPlugin {
         var handlers: [(spec: FFIHandlerSpec, function: FFIFunction)] = []
         for spec in manifest.handlers { handlers.append((spec, try prepare(spec.function))) }
         finiFunction = try manifest.finiFunction.map { spec throws(PluginRefusal) in try prepare(spec) }
-        func function(_ role: PluginRole) -> FFIFunction? { handlers.first { $0.spec.role == role }?.function }
+        func function(_ role: FFIRole) -> FFIFunction? { handlers.first { $0.spec.role == role }?.function }
         data = function(.data)
         verdicts = handlers.first { $0.spec.role == .data }?.spec.verdicts ?? .standard(for: nil)
         background = function(.background)
         screen = function(.screen)
+        mismatch = function(.mismatch)
         token = function(.token)
         self.handlers = handlers
         self.libraries = libraries.opened.map(\.path)
@@ -65,6 +67,7 @@ final class FFIPlugin {
         if data != nil { raw.on_data = { state, message in FFIPlugin.with(state) { $0.onData(message) } } }
         if background != nil { raw.on_background = { state, message in FFIPlugin.with(state) { _ = $0.background!.call(message) } } }
         if screen != nil { raw.on_target = { state, message in FFIPlugin.with(state) { _ = $0.screen!.call(message) } } }
+        if mismatch != nil { raw.on_mismatch = { state, message in FFIPlugin.with(state) { _ = $0.mismatch!.call(message) } } }
         if token != nil { raw.on_token = { state, token, previous in FFIPlugin.with(state) { $0.token!.call(token: token, previous: previous) } } }
         let roles = PluginRole.roles(of: raw)
         return PluginDescriptor(
