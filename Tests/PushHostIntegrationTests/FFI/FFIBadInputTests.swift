@@ -43,18 +43,28 @@ import Testing
     static let doubles = #"{"role": "background", "symbol": "legacy_numbers", "params": ["int8", "uint8", "int64", "double", "bool"], "args": [1, 1, 1, "data.d", "data.b"]}"#
     static let noDefault = Legacy.background().replacingOccurrences(of: #"{"path": "data.priority", "default": 3}"#, with: #""data.priority""#)
 
-    /// The value in a reason: quoted unless the problem is that it does not
-    /// fit (so "-129", a string, shows as -129 and 1.5, a number, as "1.5"):
-    /// the contract's examples (300, "many") allow this reading.
+    /// The value in a reason as JSON writes it: a number, a boolean or an
+    /// object as it is, a string quoted (so "-129", a string, shows as
+    /// "-129", and 1.5, a number, as 1.5), with its escapes.
     static let cases: [Case] = [
         Case(label: "300 for int8", handler: int8, data: #"{"priority":300}"#,
              error: "legacy: data.priority is 300, which does not fit int8 (legacy_numbers not called)"),
         Case(label: "-129 for int8", handler: int8, data: #"{"priority":"-129"}"#,
-             error: "legacy: data.priority is -129, which does not fit int8 (legacy_numbers not called)"),
+             error: #"legacy: data.priority is "-129", which does not fit int8 (legacy_numbers not called)"#),
         Case(label: "many for int32", handler: Legacy.background(), data: #"{"priority":"many"}"#,
              error: #"legacy: data.priority is "many", which is not an integer (legacy_alert not called)"#),
         Case(label: "1.5 for int32", handler: Legacy.background(), data: #"{"priority":1.5}"#,
-             error: #"legacy: data.priority is "1.5", which is not an integer (legacy_alert not called)"#),
+             error: "legacy: data.priority is 1.5, which is not an integer (legacy_alert not called)"),
+        Case(label: "\"2.5\" for int32", handler: Legacy.background(), data: #"{"priority":"2.5"}"#,
+             error: #"legacy: data.priority is "2.5", which is not an integer (legacy_alert not called)"#),
+        Case(label: "true for int32", handler: Legacy.background(), data: #"{"priority":true}"#,
+             error: "legacy: data.priority is true, which is not an integer (legacy_alert not called)"),
+        Case(label: "an object for int32", handler: Legacy.background(), data: #"{"priority":{"p": [1, "x"]}}"#,
+             error: #"legacy: data.priority is {"p":[1,"x"]}, which is not an integer (legacy_alert not called)"#),
+        Case(label: "a quote and a NUL for int32", handler: Legacy.background(), data: #"{"priority":"1\"\u00002"}"#,
+             error: #"legacy: data.priority is "1\"\u00002", which is not an integer (legacy_alert not called)"#),
+        Case(label: "1 then a NUL for int32", handler: Legacy.background(), data: #"{"priority":"1\u0000"}"#,
+             error: #"legacy: data.priority is "1\u0000", which is not an integer (legacy_alert not called)"#),
         Case(label: "2^31 for int32", handler: Legacy.background(), data: #"{"priority":2147483648}"#,
              error: "legacy: data.priority is 2147483648, which does not fit int32 (legacy_alert not called)"),
         Case(label: "missing without default", handler: noDefault, data: "{}",

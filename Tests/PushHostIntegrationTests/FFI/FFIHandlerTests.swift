@@ -126,6 +126,48 @@ import Testing
         #expect(statuses == ["undelivered", "applied", "delivered", "undelivered"])
         #expect(report[2]["route"] as? String == "target")
         #expect(report[2]["ui"] as? [String] == ["legacy"])
+        // Without a mismatch handler, a message for another target reaches no one.
+        #expect(report[3]["route"] as? String == "none")
+        #expect(report[3]["ui"] as? [String] == [])
+    }
+
+    /// A mismatch handler beside the screen is its on_mismatch: on top, the
+    /// screen gets the messages for targets no visible screen claims, with
+    /// the route mismatch; its own target still goes to the screen handler.
+    @Test func mismatchHandlerGetsTheOtherTargets() throws {
+        let scratch = try Scratch()
+        let mismatch = #"{"role": "mismatch", "symbol": "legacy_alert", "returns": "int32", "params": ["string", "string", "int32"], "args": ["id", "target", {"path": "data.n", "default": -1}]}"#
+        let manifest = try scratch.ffi(handlers: [Legacy.screen, mismatch])
+        func message(_ id: String, _ target: String?) -> String {
+            let key = target.map { #""rx_gcm_key_target":"\#($0)","# } ?? ""
+            return #"{"message_id":"\#(id)","data":{\#(key)"n":7}}"#
+        }
+        let result = try scratch.run(["--ffi", manifest, "--foreground", "legacy"], stdin: ndjson(
+            message("m1", "orders"), message("m2", nil), message("m3", "alerts")))
+        #expect(result.status == 0, "\(result.stderr)")
+        let calls = scratch.legacyHandlerCalls
+        try #require(calls.count == 3, "\(calls)")
+        #expect(Array(calls.prefix(2)) == ["legacy_alert title=m1 body=orders priority=7", "legacy_alert title=m2 body=(null) priority=7"])
+        #expect(calls[2].hasPrefix("legacy_show {"), "\(calls[2])")
+        let report = try result.report()
+        #expect(report.map { $0["status"] as? String } == ["delivered", "delivered", "delivered"])
+        #expect(report.map { $0["route"] as? String } == ["mismatch", "mismatch", "target"])
+        #expect(report.map { $0["ui"] as? [String] } == [["legacy"], ["legacy"], ["legacy"]])
+    }
+
+    /// A mismatch handler's argument that does not fit fails that message, as a screen's does.
+    @Test func mismatchArgumentThatDoesNotFitFailsTheMessage() throws {
+        let scratch = try Scratch()
+        let mismatch = #"{"role": "mismatch", "symbol": "legacy_alert", "returns": "int32", "params": ["string", "string", "int32"], "args": ["id", "target", "data.n"]}"#
+        let manifest = try scratch.ffi(handlers: [Legacy.screen, mismatch])
+        let result = try scratch.run(["--ffi", manifest, "--foreground", "legacy"], stdin: ndjson(
+            #"{"message_id":"m1","data":{"rx_gcm_key_target":"orders","n":"lots"}}"#,
+            #"{"message_id":"m2","data":{"rx_gcm_key_target":"orders","n":2}}"#))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.legacyHandlerCalls == ["legacy_alert title=m2 body=orders priority=2"])
+        let report = try result.report()
+        #expect(report.map { $0["status"] as? String } == ["failed", "delivered"])
+        #expect(report.first?["error"] as? String == #"legacy: data.n is "lots", which is not an integer (legacy_alert not called)"#)
     }
 
     @Test func tokenGetsTheTokenAndThePreviousOne() throws {

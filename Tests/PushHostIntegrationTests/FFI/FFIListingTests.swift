@@ -86,7 +86,39 @@ import Testing
         let lines = listing.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("refused \(bad): ") == true, "\(listing.stdout)")
         #expect(lines.first?.hasSuffix("no symbol nosuch in lib/liblegacy.so") == true, "\(listing.stdout)")
-        #expect(lines.contains("b-good (ffi) \(good)") || lines.contains { $0.hasPrefix("b-good ") && $0.hasSuffix(" (ffi) \(good)") },
-                "\(listing.stdout)")
+        // No version: one space between the name and the kind.
+        #expect(lines.contains("b-good (ffi) \(good)"), "\(listing.stdout)")
+    }
+
+    /// A mismatch handler is listed as a function of its own, after the
+    /// screen's; the plugin's role is still screen.
+    @Test func mismatchHandlerIsListed() throws {
+        let scratch = try Scratch()
+        let mismatch = #"{"role": "mismatch", "symbol": "legacy_alert", "returns": "int32", "params": ["string", "string", "int32"], "args": ["id", "target", 0]}"#
+        let manifest = try scratch.ffi(Legacy.manifest([Legacy.screen, mismatch], log: nil, fini: false))
+        let listing = try Command.pushhost(["plugins", "--ffi", manifest])
+        #expect(listing.status == 0, "\(listing.stdout)\(listing.stderr)")
+        #expect(listing.stdout.split(separator: "\n").map(String.init) == [
+            "legacy (ffi) \(manifest)",
+            "  roles: screen; targets: alerts",
+            "  library: \(scratch.file("liblegacy.so"))",
+            "  screen: void legacy_show(const char *message)",
+            "  mismatch: int32_t legacy_alert(const char *id, const char *target, 0)",
+        ], "\(listing.stdout)")
+        let json = try jsonLines(try Command.pushhost(["plugins", "--json", "--ffi", manifest]).stdout)
+        let functions = try #require(json.first?["functions"] as? [[String: Any]], "\(json)")
+        #expect(functions.map { $0["role"] as? String } == ["screen", "mismatch"])
+        #expect(json.first?["roles"] as? [String] == ["screen"])
+    }
+
+    /// String literals are shown as JSON strings, escapes and all: a bytes
+    /// literal with a NUL in it shows whole.
+    @Test func stringLiteralsAreShownAsJSON() throws {
+        let scratch = try Scratch()
+        let bytes = #"{"role": "data", "symbol": "legacy_bytes", "params": ["bytes"], "args": [{"value": "a\"b\u0000c"}]}"#
+        let manifest = try scratch.ffi(Legacy.manifest([bytes], log: nil, fini: false))
+        let listing = try Command.pushhost(["plugins", "--ffi", manifest])
+        #expect(listing.status == 0, "\(listing.stdout)\(listing.stderr)")
+        #expect(listing.stdout.contains(#"  data: void legacy_bytes("a\"b\u0000c")"#), "\(listing.stdout)")
     }
 }

@@ -25,6 +25,37 @@ import Testing
         ])
     }
 
+    /// A NUL inside a value (`\u0000` in the JSON): a bytes parameter gets
+    /// the whole value and its true length, from a path and from a literal; a
+    /// string parameter, which would end at the NUL, is not called, and the
+    /// message fails with the reason while the next one goes on.
+    @Test func aNULInsideAValue() throws {
+        let scratch = try Scratch()
+        let literal = #"{"role": "data", "symbol": "legacy_bytes", "params": ["bytes"], "args": [{"value": "x\u0000y"}]}"#
+        let manifest = try scratch.ffi(handlers: [literal, Self.bytes])
+        let result = try scratch.run(["--ffi", manifest], stdin: ndjson(
+            #"{"message_id":"m1","data":{"blob":"ab\u0000cd"}}"#,
+            #"{"message_id":"m2","data":{"blob":"\u0000"}}"#))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(scratch.legacyHandlerCalls == [
+            "legacy_bytes length=3 data=x\u{0}y", "legacy_bytes length=5 data=ab\u{0}cd",
+            "legacy_bytes length=3 data=x\u{0}y", "legacy_bytes length=1 data=\u{0}",
+        ])
+        #expect(try result.report().map { $0["status"] as? String } == ["delivered", "delivered"])
+
+        let strings = try Scratch()
+        let titles = try strings.ffi(handlers: [Legacy.background(body: #""data.body""#)])
+        let refused = try strings.run(["--ffi", titles], stdin: ndjson(
+            #"{"message_id":"m1","notification":{"title":"t"},"data":{"body":"ab\u0000cd"}}"#,
+            #"{"message_id":"m2","notification":{"title":"t"},"data":{"body":"abcd"}}"#))
+        #expect(refused.status == 0, "\(refused.stderr)")
+        #expect(strings.legacyHandlerCalls == ["legacy_alert title=t body=abcd priority=3"])
+        let report = try refused.report()
+        #expect(report.map { $0["status"] as? String } == ["failed", "delivered"])
+        #expect(report.first?["error"] as? String
+                == #"legacy: data.body is "ab\u0000cd", which holds a NUL byte, where a string would end (legacy_alert not called)"#)
+    }
+
     /// Bytes bound to "message": the whole normalized message, as the json param gets it.
     @Test func bytesBoundToTheWholeMessage() throws {
         let scratch = try Scratch()
