@@ -6,8 +6,10 @@
  *
  * A call with a token that is not ours is logged and ignored, as the
  * specification asks. A message is decrypted here, and only a message that
- * decrypts is handed to the host; one that does not, or that is longer than
- * 4096 bytes, is rejected with the reason in the log.
+ * decrypts is handed to the host, as a message: never as a host event, so
+ * one that holds a host event is rejected by the host. One that does not
+ * decrypt, or that is longer than 4096 bytes, is rejected with the reason in
+ * the log.
  */
 #include "unifiedpush.h"
 
@@ -34,9 +36,17 @@ static bool ours(unifiedpush *self, const char *method, const char *token) {
     return false;
 }
 
-static void submit(unifiedpush *self, const char *json, const char *what) {
-    if (!atomic_load(&self->submitting) || self->intake->submit(self->host, json, strlen(json), NULL, NULL) != 0)
-        transport_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
+/* Hands the host json: with PH_RECORD_HOST_EVENT only for an event the
+ * plugin made itself (an endpoint, its removal), never for a push, whose
+ * bytes anyone who knows the endpoint chooses; the host rejects a push that
+ * holds a host event. A host of ABI 1.1 has only submit (up_create warns). */
+static void submit(unifiedpush *self, const char *json, uint32_t flags, const char *what) {
+    size_t len = strlen(json);
+    int r = !atomic_load(&self->submitting) ? -1
+        : PH_HAS_FIELD(ph_intake, self->intake, submit_record)
+        ? self->intake->submit_record(self->host, json, len, flags, NULL, NULL)
+        : self->intake->submit(self->host, json, len, NULL, NULL);
+    if (r != 0) transport_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
 }
 
 static void new_endpoint(unifiedpush *self, const delivery *d) {
@@ -59,7 +69,7 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
     free(p256dh);
     if (json) {
         transport_log(self->host, PH_LOG_INFO, "endpoint %s", e);
-        submit(self, json, "an endpoint");
+        submit(self, json, PH_RECORD_HOST_EVENT, "an endpoint");
     } else {
         transport_log(self->host, PH_LOG_ERROR, "out of memory: the endpoint %s is lost", e);
     }
@@ -70,7 +80,7 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
 static void unregistered(unifiedpush *self, const delivery *d) {
     if (!ours(self, "Unregistered", d->token)) return;
     transport_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: the token is removed; registering again");
-    submit(self, "{\"pushhost\":\"token\",\"token\":null}", "the token's removal");
+    submit(self, "{\"pushhost\":\"token\",\"token\":null}", PH_RECORD_HOST_EVENT, "the token's removal");
     self->backoff_ms = 0;
     up_retry_later(self);
 }
@@ -93,7 +103,9 @@ static void message(unifiedpush *self, const delivery *d) {
         transport_log(self->host, PH_LOG_ERROR, "message %s rejected: its plaintext holds a NUL byte", id);
     } else {
         transport_log(self->host, PH_LOG_DEBUG, "message %s: %zu bytes decrypted", id, length);
-        submit(self, (const char *)plaintext, "a message");
+        char *what = transport_format("message %s", id);
+        submit(self, (const char *)plaintext, 0, what ? what : "a message");
+        free(what);
     }
     free(plaintext);
 }

@@ -8,7 +8,7 @@
  *
  *   NewEndpoint   a token event: the endpoint is the token a server pushes to,
  *                 with the keys it encrypts to
- *   Message       the push, decrypted (RFC 8291), as a record
+ *   Message       the push, decrypted (RFC 8291), as a message (never a host event)
  *   Unregistered  a token event that removes the token; the connector
  *                 registers again
  *
