@@ -10,9 +10,10 @@ encrypted here with `cryptography` (RFC 8291, aes128gcm).
     distributor.py ADDRESS accept                Register succeeds, then NewEndpoint is called back
     distributor.py ADDRESS refuse REASON         Register fails with REASON
     distributor.py ADDRESS registrations         the Register calls so far, as JSON
-    distributor.py ADDRESS push APP TOKEN KEYS TEXT [ID [VERSION]]
+    distributor.py ADDRESS push APP TOKEN KEYS TEXT [ID [VERSION [nowait]]]
                                                  encrypts TEXT to the keys file KEYS and calls Message
-                                                 (VERSION 2, the default, or 1)
+                                                 (VERSION 2, the default, or 1); with nowait, sends
+                                                 the call and does not wait for its answer
     distributor.py ADDRESS raw APP TOKEN HEX     calls Message with these bytes as they are
     distributor.py ADDRESS unregister APP TOKEN  calls Unregistered
 """
@@ -68,13 +69,15 @@ def connector(bus, app):
     return bus.get_object(app, CONNECTOR, introspect=False)
 
 
-def message(bus, app, token, body, ident, version):
+def message(bus, app, token, body, ident, version, wait=True):
     payload = dbus.Array(body, signature="y")
     if version == "1":
-        connector(bus, app).Message(token, payload, ident, dbus_interface="org.unifiedpush.Connector1")
+        connector(bus, app).Message(token, payload, ident, dbus_interface="org.unifiedpush.Connector1",
+                                    ignore_reply=not wait)
     else:
         arguments = dbus.Dictionary({"token": token, "message": payload, "id": ident}, signature="sv")
-        connector(bus, app).Message(arguments, dbus_interface="org.unifiedpush.Connector2")
+        connector(bus, app).Message(arguments, dbus_interface="org.unifiedpush.Connector2", ignore_reply=not wait)
+    bus.flush()
 
 
 def main(address, command, *rest):
@@ -98,7 +101,8 @@ def main(address, command, *rest):
         app, token, keys_file, text, *more = rest
         keys = dict(line.split(" ", 1) for line in open(keys_file).read().splitlines())
         body = encrypt(text.encode(), unbase64(keys["public"]), unbase64(keys["auth"]))
-        message(bus, app, token, body, more[0] if more else "", more[1] if len(more) > 1 else "2")
+        message(bus, app, token, body, more[0] if more else "", more[1] if len(more) > 1 else "2",
+                wait=more[2:] != ["nowait"])
     elif command == "raw":
         app, token, hex_bytes = rest
         message(bus, app, token, bytes.fromhex(hex_bytes), "raw", "2")

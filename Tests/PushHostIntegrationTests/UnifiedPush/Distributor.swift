@@ -32,9 +32,12 @@ final class Distributor {
     }
 
     /// Encrypts `text` to the keys in `keys` (the connector's key file) and
-    /// calls the connector's `Message` (`version` 2 or 1).
-    func push(to app: String, token: String, keys: String, _ text: String, id: String = "", version: Int = 2) throws {
-        try tool(["push", app, token, keys, text, id, "\(version)"])
+    /// calls the connector's `Message` (`version` 2 or 1); unless
+    /// `waiting`, sends the call without waiting for its answer.
+    func push(
+        to app: String, token: String, keys: String, _ text: String, id: String = "", version: Int = 2, waiting: Bool = true
+    ) throws {
+        try tool(["push", app, token, keys, text, id, "\(version)"] + (waiting ? [] : ["nowait"]))
     }
 
     /// Calls `Message` with `bytes` as they are.

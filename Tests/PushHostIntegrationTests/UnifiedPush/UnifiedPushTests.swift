@@ -161,12 +161,15 @@ struct UnifiedPushTests {
         var live = try Live(scratch, bus: bus)
         let token = try live.registered()
         let keys = scratch.read("state/plugins/unifiedpush/keys")
+        let subscription = try Command.pushhost(["token", "--state", scratch.file("state"), "--subscription"]).stdout
         try distributor.unregister(Self.app, token: token)
         #expect(live.host.waitForStderr(
             "warning unifiedpush: the distributor unregistered this connector: the token is removed; registering again"))
-        // The token is removed, then the registration made again brings it back.
+        // The token is removed, then the registration made again, with the
+        // same connection token and keys, brings the same subscription back.
         #expect(try live.report(3).map { $0["status"] as? String } == ["stored", "removed", "stored"])
-        #expect(try distributor.registrations().count == 2)
+        #expect(try distributor.registrations().map { $0["token"] } == [token, token])
+        #expect(try Command.pushhost(["token", "--state", scratch.file("state"), "--subscription"]).stdout == subscription)
         #expect(live.host.stop() == .status(0))
 
         try FileManager.default.removeItem(atPath: scratch.file("report.ndjson"))
