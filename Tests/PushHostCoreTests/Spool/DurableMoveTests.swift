@@ -20,7 +20,7 @@ import Testing
     /// One run over `spool`: every file in new/ is handed, then the finished ones moved.
     static func run(_ spool: Spool, durable: @escaping () -> Bool) throws -> Int {
         let source = try SpoolSource(
-            spool: spool, maxBytes: 1024, journal: CrashJournal(path: nil), crashLimit: 3, logger: Logger(label: "test"), durable: durable)
+            spool: spool, maxBytes: 1024, events: true, journal: CrashJournal(path: nil), crashLimit: 3, logger: Logger(label: "test"), durable: durable)
         let intake = AnsweringIntake()
         source.deliver(to: intake)
         source.moveFinished()

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// A source submits no more than the host can start (`--max-pending`), and
+/// a stop starts nothing more: what the host had not begun goes back to
+/// the source at once, with no report line.
+@Suite struct SourceLimitTests {
+    /// The number after `prefix` on the first of `lines` that has it.
+    static func number(after prefix: String, in lines: [String]) -> Int? {
+        lines.first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
+    }
+
+    /// 200 records whose data stage takes 100 ms each, 8 at a time: the
+    /// source never has more than 8 out, waiting in submit; and, asking
+    /// not to wait, it hears "full" instead.
+    @Test(arguments: ["wait", "no-wait"])
+    func aSourceHasNoMoreOutThanMaxPending(_ mode: String) throws {
+        let scratch = try Scratch()
+        let count = 200
+        var settings = ["count": "\(count)"]
+        if mode == "no-wait" { settings["flags"] = "2" }
+        let host = try SourcePluginTests.startHost(
+            scratch,
+            try SourcePluginTests.burst(scratch, settings)
+                + scratch.probe("d", [.data], settings: ["verdict": "pending", "delay_ms": "100"])
+                + scratch.probe("bg", [.background])
+                + ["--max-pending", "8"])
+        eventually(timeout: .seconds(60)) {
+            SourcePluginTests.burstLines(scratch).contains("submitted all") || host.waitForExit(timeout: .zero) != nil
+        }
+        let exit = host.stop(timeout: .seconds(30))
+        #expect(exit == .status(0), "\(host.stderr)")
+        let lines = SourcePluginTests.burstLines(scratch)
+        let most = try #require(Self.number(after: "most outstanding ", in: lines), "\(lines.suffix(5))")
+        // The 8 the host holds, and the one waiting in submit (counted before the call).
+        #expect(most <= 9 && most >= 2, "most outstanding: \(most)")
+        if mode == "no-wait" {
+            #expect((Self.number(after: "full ", in: lines) ?? 0) > 0, "\(lines.suffix(5))")
+        }
+        let report = try scratch.reportLines()
+        #expect(report.count == count)
+        #expect(report.allSatisfy { $0["status"] as? String == "delivered" })
+    }
+
+    /// SIGTERM while records wait for the host: the records it began get
+    /// their line and their done; the others come back at once (retry, no
+    /// report line) and never reach a data plugin; the host exits 0.
+    @Test func aStopStartsNothingMore() throws {
+        let scratch = try Scratch()
+        let host = try SourcePluginTests.startHost(
+            scratch,
+            try SourcePluginTests.burst(scratch, [:])
+                + scratch.probe("d", [.data], settings: ["verdict": "pending", "delay_ms": "300"])
+                + scratch.probe("bg", [.background])
+                + ["--max-pending", "8", "--stop-timeout", "2"])
+        let flowing = eventually(timeout: .seconds(20)) {
+            SourcePluginTests.burstLines(scratch).contains("done 16 done ok") || host.waitForExit(timeout: .zero) != nil
+        }
+        try #require(flowing, "\(host.stderr)")
+        let exit = host.stop(timeout: .seconds(30))
+        #expect(exit == .status(0), "\(host.stderr)")
+
+        let lines = SourcePluginTests.burstLines(scratch)
+        let accepted = try #require(Self.number(after: "accepted ", in: lines), "\(lines.suffix(5))")
+        let done = lines.filter { $0.hasPrefix("done ") }
+        #expect(done.count == accepted, "every accepted record has one done: \(done.count) of \(accepted)")
+        let handled = Set(done.filter { $0.hasSuffix(" done ok") }.map { "b-" + $0.split(separator: " ")[1] })
+        let givenBack = done.filter { $0.hasSuffix(" retry other") }
+        #expect(done.allSatisfy { $0.hasSuffix(" done ok") || $0.hasSuffix(" retry other") }, "\(done)")
+        // Nothing waited in the host beyond --max-pending, so little came back.
+        #expect(givenBack.count <= 8, "\(givenBack)")
+        let report = try scratch.reportLines()
+        #expect(Set(report.compactMap { $0["id"] as? String }) == handled)
+        // Each record a data plugin saw was begun before the stop, and has its line.
+        let begun = scratch.probeCalls().filter { $0.hasPrefix("d data ") }.map { String($0.dropFirst("d data ".count)) }
+        #expect(Set(begun) == handled, "begun without a line: \(Set(begun).subtracting(handled).sorted())")
+        #expect(!host.stderr.contains("is still in"), "\(host.stderr)")
+    }
+}
