@@ -108,7 +108,7 @@ import Testing
         let newer = try Command.pushhost(["plugins", "--json", "--plugin", try Self.probe(current, include: Paths.include.path)])
         #expect(newer.status == 0, "\(newer.stderr)")
         let newerEntry = try Self.entry(newer)
-        #expect(newerEntry["abi"] as? String == "1.1")
+        #expect(newerEntry["abi"] as? String == "1.2")
         #expect(newerEntry["roles"] as? [String] == entry["roles"] as? [String])
         #expect((newerEntry["roles"] as? [String])?.count == 4)
     }
@@ -144,6 +144,6 @@ import Testing
         let listing = try Command.pushhost(["plugins", "--plugin", file])
         #expect(listing.status == 1)
         #expect(listing.stdout.contains(
-            "refused \(file): built for ABI 1.2, but this host speaks ABI 1.1 (the plugin's minor is newer)"), "\(listing.stdout)")
+            "refused \(file): built for ABI 1.3, but this host speaks ABI 1.2 (the plugin's minor is newer)"), "\(listing.stdout)")
     }
 }

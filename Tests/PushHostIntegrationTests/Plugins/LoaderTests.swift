@@ -97,13 +97,13 @@ import Testing
         #expect(entries.map { $0["roles"] as? [String] } == [["data"], ["background", "action"], ["screen", "action"], ["screen"], ["token"]])
         #expect(entries.map { $0["targets"] as? [String] } == [[], [], ["issues"], ["supplies"], []])
         #expect(entries.map { $0["file"] as? String } == samples.map(Paths.sample))
-        #expect(entries.allSatisfy { $0["abi"] as? String == "1.1" && $0["version"] as? String == "1.0.0" })
+        #expect(entries.allSatisfy { $0["abi"] as? String == "1.2" && $0["version"] as? String == "1.0.0" })
     }
 
     @Test func textListingOfTheSamples() throws {
         let listing = try Command.pushhost(["plugins", "--plugin", Paths.sample("issues")])
         #expect(listing.status == 0)
-        #expect(listing.stdout.hasPrefix("issues 1.0.0 (ABI 1.1) \(Paths.sample("issues"))\n  roles: screen, action; targets: issues\n"), "\(listing.stdout)")
+        #expect(listing.stdout.hasPrefix("issues 1.0.0 (ABI 1.2) \(Paths.sample("issues"))\n  roles: screen, action; targets: issues\n"), "\(listing.stdout)")
     }
 
     /// The sample plugins are worked examples: they build warning-free with

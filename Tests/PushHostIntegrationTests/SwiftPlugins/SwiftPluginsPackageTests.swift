@@ -44,7 +44,7 @@ import Testing
             "Foreground screen for the shelf target.",
             "Writes down new registration tokens.",
         ])
-        #expect(entries.allSatisfy { $0["version"] as? String == "0.1.0" && $0["abi"] as? String == "1.1" })
+        #expect(entries.allSatisfy { $0["version"] as? String == "0.1.0" && $0["abi"] as? String == "1.2" })
     }
 
     /// An init that throws: `create` returns NULL, the host refuses the
