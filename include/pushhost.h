@@ -22,9 +22,12 @@
  * - Threads: the host never calls two handlers of one plugin instance at the
  *   same time. complete(), log() and the accessors may be called from any
  *   thread. Every other call the host makes on its own dispatch thread.
- * - Growth: new abilities come as extensions, found by a versioned string id
- *   such as "ph.interceptor/1" through get_extension(), never as new loose
- *   symbols.
+ * - Growth: a table the host hands out (ph_host, ph_intake) grows by
+ *   appending fields, marked with the minor that added them; a plugin uses
+ *   one only when PH_HAS_FIELD says the host's table covers it. A new
+ *   ability of its own (a role, a service) comes as an extension, found by
+ *   a versioned string id such as "ph.interceptor/1" through
+ *   get_extension(), never as a new loose symbol.
  *
  * The smallest plugin, a background handler (plugins/ has more):
  *
