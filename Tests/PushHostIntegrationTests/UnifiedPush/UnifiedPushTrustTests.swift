@@ -47,7 +47,7 @@ struct UnifiedPushTrustTests {
         for line in report[2...4] {
             #expect(line["status"] as? String == "rejected", "\(line)")
             #expect(line["event"] == nil, "\(line)")
-            #expect((line["error"] as? String)?.hasSuffix(Self.reason) == true, "\(line)")
+            #expect(line["error"] as? String == Self.reason, "\(line)")
             #expect((line["source"] as? [String: Any])?["plugin"] as? String == "unifiedpush", "\(line)")
         }
         // The app stayed in the background: up-2 went to the background plugin, not to the screen.
