@@ -1,15 +1,31 @@
 /*
- * consume.c: the thread of one consumer. It fetches up to `batch` records
- * at a time and hands each to the host in the order the server gave them;
- * submit blocks while the host is full, so the server keeps what the host
- * cannot take yet. A record fetched and never submitted (the host is
- * stopping) is given back at once, so another instance gets it without
- * waiting for ack_wait.
+ * consume.c: the thread of one consumer. It fetches records and hands each
+ * to the host in the order the server gave them, fetching no more than the
+ * host can start, so that the server keeps the rest for an instance that
+ * has room.
+ *
+ * The host is full while it holds --max-pending records. A record is
+ * submitted with PH_RECORD_NO_WAIT, and when the host answers full it is
+ * submitted again, waiting for room; the plugin then notes how many of its
+ * records the host held (host_limit). A fetch asks for host_limit less the
+ * records still in the host, at least 1 and at most batch: right after the
+ * host was full one record, then as many as the host finished since. Each
+ * fetch the host takes whole raises host_limit by one, so the first
+ * fetches ask for 1, 2, 3 ... records, and a host that has room again is
+ * soon fetched batch for again. So the records this instance holds (in the
+ * host, fetched, waiting for room) are at most --max-pending + 1 per
+ * consumer. A host older than ABI 1.2 never answers full (its submit
+ * waits): each fetch asks for batch.
+ *
+ * A record is never given back (Nak) only because the host is full: a Nak
+ * counts as a delivery toward max_deliver. A record fetched and never
+ * submitted (the host is stopping) is given back at once, so another
+ * instance gets it without waiting for ack_wait.
  */
 #include "jetstream.h"
 
+#include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 /* How long one fetch waits for a record: also how long stop waits at most. */
@@ -20,20 +36,47 @@ void nats_give_back(natsMsg *record) {
     natsMsg_Destroy(record);
 }
 
-/* Hands one record to the host; 0, or -1 when the host is stopping. */
+/* Hands one record to the host: 0 taken, 1 taken after waiting for the
+ * full host, -1 not taken (no memory, or the host is stopping: then no
+ * consumer fetches again, so none fetches a record only to give it back). */
 static int submit(nats_consumer *c, natsMsg *record) {
     nats_plugin *self = c->plugin;
     nats_job *job = calloc(1, sizeof *job);
     if (!job) return -1;
     job->record = record;
     job->consumer = c;
-    const char *data = natsMsg_GetData(record);
+    const char *data = natsMsg_GetData(record) ? natsMsg_GetData(record) : "";
+    const size_t length = (size_t)natsMsg_GetDataLength(record);
     nats_under_way(self, job);
-    if (self->intake->submit(self->host, data ? data : "", (size_t)natsMsg_GetDataLength(record), nats_record_done, job) == 0)
-        return 0;
+    int answer = self->host_says_full
+                     ? self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, nats_record_done, job)
+                     : self->intake->submit(self->host, data, length, nats_record_done, job);
+    if (answer == 1) {
+        pthread_mutex_lock(&self->lock);
+        self->host_limit = self->in_host - 1; /* in_host counts this record, which the host did not take */
+        pthread_mutex_unlock(&self->lock);
+        answer = self->intake->submit_record(self->host, data, length, 0, nats_record_done, job) == 0 ? 1 : -1;
+    }
+    if (answer >= 0) return answer;
+    atomic_store(&self->submitting, false);
     nats_not_under_way(self, job);
     free(job);
     return -1;
+}
+
+/* How many records the next fetch asks for. */
+static int fetch_size(nats_plugin *self) {
+    pthread_mutex_lock(&self->lock);
+    const int room = self->host_limit - self->in_host;
+    pthread_mutex_unlock(&self->lock);
+    return room < 1 ? 1 : room < self->settings.batch ? room : self->settings.batch;
+}
+
+/* The host took a whole fetch without being full: it may have room for one more. */
+static void took_whole(nats_plugin *self) {
+    pthread_mutex_lock(&self->lock);
+    if (self->host_limit < INT_MAX) self->host_limit++;
+    pthread_mutex_unlock(&self->lock);
 }
 
 /* A fetch that failed while connected: logged once until one succeeds. */
@@ -53,7 +96,8 @@ void *nats_consume_main(void *p) {
     while (atomic_load(&self->submitting)) {
         natsMsgList list = {0};
         jsErrCode code = 0;
-        natsStatus status = natsSubscription_Fetch(&list, c->pull, self->settings.batch, FETCH_WAIT_MS, &code);
+        const int size = fetch_size(self);
+        natsStatus status = natsSubscription_Fetch(&list, c->pull, size, FETCH_WAIT_MS, &code);
         if (status == NATS_TIMEOUT) continue;
         if (status != NATS_OK) {
             fetch_failed(c, status, code, &said);
@@ -63,11 +107,15 @@ void *nats_consume_main(void *p) {
         }
         if (said) transport_log(self->host, PH_LOG_INFO, "fetching from the consumer %s again", c->name);
         said = false;
+        bool full = false;
         for (int i = 0; i < list.Count; i++) {
             natsMsg *record = list.Msgs[i];
             list.Msgs[i] = NULL;
-            if (!atomic_load(&self->submitting) || submit(c, record) < 0) nats_give_back(record);
+            const int answer = atomic_load(&self->submitting) ? submit(c, record) : -1;
+            if (answer < 0) nats_give_back(record);
+            full = full || answer == 1;
         }
+        if (!full && list.Count == size) took_whole(self);
         natsMsgList_Destroy(&list);
     }
     return NULL;

@@ -11,9 +11,16 @@
  *                (max_deliver) a copy goes to the dead-letter subject, then Term
  *   PH_REJECTED  a copy to the dead-letter subject, then Term
  *
+ * A record the host gives back unbegun at a stop (PH_RETRY, report line
+ * "") is a Nak with no delay: the next instance gets it now.
+ *
  * While the host works on a record, the server hears so (InProgress)
  * every third of ack_wait, so a slow handler never gets its record
  * delivered again; a dead instance stops saying so, and its records are.
+ *
+ * A fetch asks for no more records than the host can start (consume.c),
+ * never more than batch: once the host answered full, as many as it
+ * finished since, and one more for each fetch it took whole.
  *
  * A record whose instance died on its last delivery is never settled: the
  * server's MAX_DELIVERIES advisory names it, and one instance (a queue
@@ -95,7 +102,8 @@ typedef struct nats_plugin {
     jsCtx *js;
     atomic_bool connected;
     char url[256];             /* the server last connected to, for log lines [libnats's callback thread] */
-    atomic_bool submitting;    /* between start and stop */
+    atomic_bool submitting;    /* from start until stop, or until submit says the host is stopping */
+    bool host_says_full;       /* the host has submit_record (ABI 1.2): it answers full instead of waiting */
     bool work_queue;           /* the stream's retention: a dead-lettered record is removed from it */
 
     pthread_mutex_t lock;      /* guards what follows */
@@ -106,6 +114,10 @@ typedef struct nats_plugin {
     char *said;                /* the last setup problem logged, so that a repeated one is not */
     nats_job *first_job, *last_job;
     nats_job *under_way;       /* records in the host, newest first */
+    int in_host;               /* how many under_way holds */
+    int host_limit;            /* how many records the host may hold: in_host when it last answered
+                                  full, one more for each fetch it took whole since; from 1 (INT_MAX
+                                  for a host that never answers full) */
     bool settling;             /* the settling thread runs */
     bool ending;               /* destroy asks it to finish the jobs and end */
     pthread_t settler;

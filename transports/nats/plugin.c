@@ -9,13 +9,14 @@
  *
  * stop ends the pulling within a fetch's wait (250 ms) and gives back
  * what was fetched and not submitted; the records the host still drains
- * are settled from their done (a record the host stopped waiting for is
- * given back at once), until destroy, which sends the last Acks and closes
- * the connection.
+ * are settled from their done (a record the host hands back unbegun, or
+ * stopped waiting for, is given back at once), until destroy, which sends
+ * the last Acks and closes the connection.
  */
 #include "jetstream.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,8 @@ static void *nats_create(const ph_host *host, const ph_config *config) {
     }
     self->host = host;
     self->intake = intake;
+    self->host_says_full = PH_HAS_FIELD(ph_intake, intake, submit_record);
+    self->host_limit = self->host_says_full ? 1 : INT_MAX;
     pthread_mutex_init(&self->lock, NULL);
     pthread_cond_init(&self->changed, NULL);
     if (nats_settings_read(host, config, &self->settings) < 0) {

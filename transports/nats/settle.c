@@ -42,6 +42,7 @@ void nats_under_way(nats_plugin *self, nats_job *job) {
     job->under_way_next = self->under_way;
     if (self->under_way) self->under_way->under_way_prev = job;
     self->under_way = job;
+    self->in_host++;
     pthread_mutex_unlock(&self->lock);
 }
 
@@ -51,6 +52,7 @@ void nats_not_under_way(nats_plugin *self, nats_job *job) {
     else self->under_way = job->under_way_next;
     if (job->under_way_next) job->under_way_next->under_way_prev = job->under_way_prev;
     job->under_way_prev = job->under_way_next = NULL;
+    self->in_host--;
     pthread_mutex_unlock(&self->lock);
 }
 
