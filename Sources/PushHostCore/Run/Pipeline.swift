@@ -105,10 +105,13 @@ final class Pipeline: Intake {
 
     /// Fewer than `--max-pending` messages are held by interceptors or wait
     /// for `complete`, and the records queued behind them stay bounded too
-    /// (64 times as many), so a slow plugin never makes memory grow without end.
+    /// (64 times as many), so a slow plugin never makes memory grow without end;
+    /// and no stop was asked for, so that a burst (a batch of standard
+    /// input, spool records, submissions) ends between two records when
+    /// SIGINT or SIGTERM comes, not after its last one.
     var hasRoom: Bool {
         interceptors.heldCount + dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
-            && delivered.count - deliveredHead < maxPending
+            && delivered.count - deliveredHead < maxPending && ShutdownSignal.received.load(ordering: .relaxed) == 0
     }
 
     /// The records under way: held by interceptors, queued (waiting for a

@@ -88,7 +88,7 @@ final class Watchdog: @unchecked Sendable {
         let waited = (seconds * 10).rounded() / 10
         if stopped {
             journal.clearCall()
-            logger.error("stopping: plugin \(plugin) is still in \(handler) on \(place) after \(waited)s; exiting without it (the record is taken again at the next start)")
+            logger.error("stopping: plugin \(plugin) is still in \(handler) on \(place) after \(waited)s; exiting without it (a spool file stays in new/ for the next start)")
         } else {
             journal.noteCause(CrashJournal.Cause.timeoutCode)
             logger.error("plugin \(plugin) did not return from \(handler) on \(place) within --handler-timeout (\(waited)s); the host exits (status \(Self.exitStatus))")

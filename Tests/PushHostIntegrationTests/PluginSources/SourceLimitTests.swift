@@ -76,4 +76,36 @@ import Testing
         #expect(Set(begun) == handled, "begun without a line: \(Set(begun).subtracting(handled).sorted())")
         #expect(!host.stderr.contains("is still in"), "\(host.stderr)")
     }
+
+    /// A background plugin whose every call takes 2 ms.
+    static let slow = PluginSource.descriptor(
+        #".name = "slow", .on_background = on_background"#,
+        prelude: """
+            #include <threads.h>
+            static void on_background(void *self, const ph_message *m) {
+                (void)self; (void)m;
+                thrd_sleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+            }
+            """)
+
+    /// SIGTERM while a flood of submissions waits, each record's UI call
+    /// taking 2 ms and --max-pending 1024: the host stops taking between
+    /// two records, not after the 1024 it could take in one turn (2 s,
+    /// past --stop-timeout 1, which the watchdog took for a hung handler).
+    @Test func aStopEndsABurstBetweenTwoRecords() throws {
+        let scratch = try Scratch()
+        let host = try SourcePluginTests.startHost(
+            scratch,
+            try SourcePluginTests.burst(scratch, [:]) + ["--plugin", try scratch.plugin("slow.so", Self.slow), "--stop-timeout", "1"])
+        let flowing = eventually(timeout: .seconds(20)) {
+            SourcePluginTests.burstLines(scratch).contains("done 200 done ok") || host.waitForExit(timeout: .zero) != nil
+        }
+        try #require(flowing, "\(host.stderr)")
+        let exit = host.stop(timeout: .seconds(30))
+        #expect(exit == .status(0), "\(host.stderr)")
+        #expect(!host.stderr.contains("is still in"), "\(host.stderr)")
+        let lines = SourcePluginTests.burstLines(scratch)
+        let accepted = try #require(Self.number(after: "accepted ", in: lines), "\(lines.suffix(5))")
+        #expect(lines.filter { $0.hasPrefix("done ") }.count == accepted)
+    }
 }
