@@ -4,7 +4,9 @@
  * Background role (on_background): each message becomes a desktop
  * notification (freedesktop Notify: title, body, icon, image, urgency,
  * category, buttons for its actions, "default" for a tap), replacing the
- * one of the message before it with the same collapse_key.
+ * one of the message before it with the same collapse_key. on_background
+ * waits for the server's answer; a message it did not show is failed
+ * (host->fail) with the reason.
  *
  * Source role (ph.source/1, unless actions=false): a tap on a notification
  * (ActionInvoked "default") or on one of its buttons comes back to the host
@@ -21,21 +23,28 @@
  *   targets          comma-separated targets whose messages are shown (default: all)
  *   actions          true (default): taps come back as action events, and the
  *                    host runs until SIGINT or SIGTERM; false: only notifications
+ *   image_dirs       comma-separated folders whose files a message may name as
+ *                    its image or icon (default: none; downloads and icon names only)
  *   fetch_images     true: download http(s) images and icons (default false)
+ *   fetch_private    true: downloads may come from loopback, link-local and
+ *                    private addresses (default false: public ones only)
  *   image_max_bytes  the largest download (default 1048576)
  *   image_timeout    seconds a download may take (default 5)
  *
  * Threads: the host's dispatch thread calls every function here; the bus
- * thread (bus.c) does all talking to the bus, so a slow server never holds
- * the host up.
+ * thread (bus.c) does all talking to the bus, and on_background waits for
+ * its answer, so the host goes at the server's pace (one call, at most 5 s,
+ * per message).
  */
 #include "desktop.h"
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- Settings ----------------------------------------------------------- */
 
@@ -44,6 +53,38 @@ static void free_settings(desktop_settings *s) {
     free(s->icon);
     free(s->desktop_entry);
     transport_free_list(s->targets);
+    transport_free_list(s->image_dirs);
+}
+
+/* image_dirs: each folder made into its real path (no symbolic link, no
+ * ..), so that an image's real path is checked against it. 0, or -1 (logged). */
+static int read_image_dirs(const ph_host *host, const ph_config *config, desktop_settings *s) {
+    const char *text = host->config_get(config, "image_dirs");
+    if (!text || !*text) return 0;
+    if (!(s->image_dirs = transport_split_list(text))) {
+        host->log(host, PH_LOG_ERROR, "out of memory");
+        return -1;
+    }
+    for (char **dir = s->image_dirs; *dir; dir++) {
+        char real[PATH_MAX];
+        struct stat st;
+        const char *why = NULL;
+        if ((*dir)[0] != '/') why = "not an absolute path";
+        else if (!realpath(*dir, real) || stat(real, &st) != 0) why = strerror(errno);
+        else if (!S_ISDIR(st.st_mode)) why = "not a folder";
+        if (why) {
+            transport_log(host, PH_LOG_ERROR, "setting image_dirs: %s: %s", *dir, why);
+            return -1;
+        }
+        char *copy = strdup(real);
+        if (!copy) {
+            host->log(host, PH_LOG_ERROR, "out of memory");
+            return -1;
+        }
+        free(*dir);
+        *dir = copy;
+    }
+    return 0;
 }
 
 static int read_settings(const ph_host *host, const ph_config *config, desktop_settings *s) {
@@ -54,10 +95,15 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
     double timeout, max_bytes, image_timeout;
     if (transport_read_flag(host, config, "actions", true, &s->actions) < 0 ||
         transport_read_flag(host, config, "fetch_images", false, &s->fetch_images) < 0 ||
+        transport_read_flag(host, config, "fetch_private", false, &s->fetch_private) < 0 ||
         transport_read_number(host, config, "timeout", -1, -1, 86400, "seconds", &timeout) < 0 ||
         transport_read_number(host, config, "image_max_bytes", 1048576, 1, 64 * 1048576, "bytes", &max_bytes) < 0 ||
         transport_read_number(host, config, "image_timeout", 5, 0.001, 600, "seconds", &image_timeout) < 0)
         return -1;
+    if (read_image_dirs(host, config, s) < 0) {
+        free_settings(s);
+        return -1;
+    }
     s->expire_ms = timeout < 0 ? -1 : (int32_t)llround(timeout * 1000);
     s->image_max_bytes = (size_t)max_bytes;
     s->image_timeout_ms = (long)llround(image_timeout * 1000);
@@ -110,11 +156,11 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
         free(self);
         return NULL;
     }
-    int failed = desktop_queue_init(&self->queue) < 0 ? errno : 0;
+    int failed = desktop_handoff_init(&self->handoff) < 0 ? errno : 0;
     if (!failed) failed = pthread_create(&self->thread, NULL, desktop_bus_main, self);
     if (failed) {
         transport_log(host, PH_LOG_ERROR, "cannot start the bus thread: %s", strerror(failed));
-        if (self->queue.wake >= 0) desktop_queue_destroy(&self->queue);
+        if (self->handoff.wake >= 0) desktop_handoff_destroy(&self->handoff);
         free(self->posted.file);
         free_settings(&self->settings);
         free(self);
@@ -124,15 +170,15 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
     return self;
 }
 
-/* Waits for the bus thread to post what is queued and close the bus. */
+/* Waits for the bus thread to close the bus. */
 static void desktop_destroy(void *p) {
     desktop *self = p;
     if (!self) return;
     if (self->thread_running) {
-        desktop_queue_quit(&self->queue);
+        desktop_handoff_quit(&self->handoff);
         pthread_join(self->thread, NULL);
     }
-    desktop_queue_destroy(&self->queue);
+    desktop_handoff_destroy(&self->handoff);
     if (self->settings.fetch_images) curl_global_cleanup();
     free_settings(&self->settings);
     free(self);
@@ -151,12 +197,20 @@ static void desktop_on_background(void *p, const ph_message *m) {
             return;
         }
     }
-    desktop_request *r = desktop_request_make(self, m);
-    if (!r) {
+    desktop_request *r;
+    int made = desktop_request_make(self, m, &r);
+    if (made > 0) {
         transport_log(host, PH_LOG_DEBUG, "message %s has no title or body: nothing to show", host->message_id(m));
         return;
     }
-    desktop_queue_push(self, r);
+    const char *failure = "out of memory: the notification was not shown";
+    if (made == 0) {
+        desktop_handoff_post(&self->handoff, r);
+        if (r->shown) failure = NULL;
+        else if (r->failure) failure = r->failure;
+    }
+    if (failure && PH_HAS_FIELD(ph_host, host, fail)) host->fail(host, m, failure);
+    desktop_request_free(r);
 }
 
 /* ---- Source role ---------------------------------------------------------- */

@@ -8,16 +8,19 @@
  *
  *   desktop.c   the descriptor, the settings, create/destroy, the source role
  *   request.c   [dispatch thread] a message -> a request (copied fields)
- *   queue.c     the requests between the dispatch thread and the bus thread
- *   bus.c       [bus thread] the session bus: connects, posts, listens
+ *   handoff.c   a request from the dispatch thread to the bus thread, and its answer back
+ *   bus.c       [bus thread] the session bus: connects, posts, follows the server
+ *   taps.c      [bus thread] the server's signals -> action events for the host
  *   posted.c    [bus thread] the notifications posted, by id, kept across restarts
  *   image.c     [bus thread] an image or icon -> a local file the server reads
- *   text.c      strings: markup escaping, lists (../common/text.c: the rest)
+ *   fetch.c     [bus thread] an http(s) image, downloaded from a public address only
+ *   text.c      strings: markup escaping (../common/text.c: the rest)
  *
  * One thread of the plugin's own (the bus thread) owns the bus connection:
  * the notification server answers and signals on that one connection (GNOME
  * Shell sends ActionInvoked only to the connection that posted), and sd-bus
- * objects belong to one thread at a time.
+ * objects belong to one thread at a time. on_background waits for the bus
+ * thread's answer to its message, so the host learns whether it was shown.
  */
 #ifndef DESKTOP_H
 #define DESKTOP_H
@@ -33,6 +36,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The freedesktop notification server's name, object and interface. */
+#define DESKTOP_SERVER "org.freedesktop.Notifications"
+#define DESKTOP_SERVER_PATH "/org/freedesktop/Notifications"
+#define DESKTOP_SERVER_INTERFACE "org.freedesktop.Notifications"
+
 /* At most this many buttons (message actions) per notification. */
 #define DESKTOP_MAX_ACTIONS 8
 
@@ -44,10 +52,10 @@ typedef struct desktop_action {
     bool input;
 } desktop_action;
 
-/* What the bus thread needs to post one message: copies of its fields, so
- * that the message may go away once on_background returns. */
+/* What the bus thread needs to post one message: copies of its fields
+ * (the message's strings are borrowed only by on_background), and the bus
+ * thread's answer. */
 typedef struct desktop_request {
-    struct desktop_request *next; /* in the queue */
     char *message_id;
     char *title;        /* the summary; never NULL */
     char *body;         /* may be NULL */
@@ -58,6 +66,9 @@ typedef struct desktop_request {
     uint8_t urgency;    /* 0 low, 1 normal, 2 critical */
     size_t action_count;
     desktop_action actions[DESKTOP_MAX_ACTIONS];
+    bool answered;      /* [handoff lock] the bus thread is done with it */
+    bool shown;         /* [handoff lock] the server showed it */
+    char *failure;      /* [handoff lock] why it was not shown; may be NULL (out of memory) */
 } desktop_request;
 
 /* The settings, read once by create(). */
@@ -68,21 +79,31 @@ typedef struct desktop_settings {
     int32_t expire_ms;     /* expire_timeout: -1 the server's default, 0 never */
     char **targets;        /* NULL-ended list of the targets shown, or NULL for all */
     bool actions;          /* taps come back as action events (the source role) */
+    char **image_dirs;     /* NULL-ended list of the folders local images are shown from (real paths), or NULL */
     bool fetch_images;     /* remote (http, https) images and icons are downloaded */
+    bool fetch_private;    /* downloads may come from loopback, link-local and private addresses */
     size_t image_max_bytes;
     long image_timeout_ms;
 } desktop_settings;
 
-/* Requests waiting for the bus thread. */
-typedef struct desktop_queue {
+/* The one request on its way to the bus thread, and its answer. */
+typedef struct desktop_handoff {
     pthread_mutex_t lock;
-    pthread_cond_t room;          /* signalled when the bus thread takes the requests */
-    desktop_request *head, *tail; /* [lock] */
-    size_t count;                 /* [lock] */
-    size_t dropped;               /* [lock] requests dropped because the queue was full, not yet reported */
-    bool quit;                    /* [lock] destroy() asks the bus thread to finish */
-    int wake;                     /* eventfd: a request came, or quit */
-} desktop_queue;
+    pthread_cond_t answered;   /* signalled when the bus thread answered a request */
+    desktop_request *request;  /* [lock] handed over, not yet taken by the bus thread */
+    bool quit;                 /* [lock] destroy() asks the bus thread to finish */
+    int wake;                  /* eventfd: a request came, or quit */
+} desktop_handoff;
+
+/* An action event on its way to the host, which may have no room for it yet
+ * (submit_record answered 1). */
+typedef struct desktop_tap {
+    struct desktop_tap *next;
+    char *json;
+    char *message_id;
+    char *action;
+    uint32_t notification;
+} desktop_tap;
 
 /* One notification this run posted, as the bus thread remembers it. */
 typedef struct desktop_posted {
@@ -118,7 +139,7 @@ struct desktop {
     const ph_host *host;      /* valid until destroy() returns */
     const ph_intake *intake;  /* the host's; NULL when actions are off */
     desktop_settings settings;
-    desktop_queue queue;
+    desktop_handoff handoff;
     pthread_t thread;
     bool thread_running;
     _Atomic bool submitting;  /* between the source's start and stop */
@@ -128,30 +149,48 @@ struct desktop {
     bool caps_known;
     bool markup;              /* the server takes body markup: & < > are escaped */
     bool inline_reply;        /* the server takes typed replies (KDE's inline-reply) */
+    struct sd_bus_slot *signals[3]; /* the server's signals listened to, while there is a server */
+    char *server;             /* the unique bus name of the server listened to, or NULL */
+    desktop_tap *taps, *last_tap; /* waiting for room in the host, in order */
+    size_t tap_count;
     desktop_problem problem;  /* logged once when it begins, and once when it ends */
     uint64_t quiet_until_ms;  /* after a call that timed out: no call before this (CLOCK_MONOTONIC) */
     unsigned long unshown;    /* messages not shown while the problem lasts */
     desktop_posted_table posted;
-    char *image_dir;          /* where fetched images go (made on first use), or NULL */
+    uint64_t saved_ms;        /* when posted was last written down (CLOCK_MONOTONIC), or 0 */
+    char *image_dir;          /* where fetched images go (made on first use; a real path), or NULL */
     unsigned long fetched;    /* images fetched so far, to name their files */
 };
 
-/* request.c */
-desktop_request *desktop_request_make(const desktop *self, const ph_message *m);
+/* request.c: *out for m; 0, 1 when m has nothing to show (*out NULL), or
+ * -1 when out of memory (logged). */
+int desktop_request_make(const desktop *self, const ph_message *m, desktop_request **out);
 void desktop_request_free(desktop_request *r);
 
-/* queue.c */
-int desktop_queue_init(desktop_queue *q);
-void desktop_queue_destroy(desktop_queue *q);
-void desktop_queue_push(desktop *self, desktop_request *r);
-void desktop_queue_quit(desktop_queue *q);
-/* [bus thread] Takes every waiting request, in order (a list through next);
- * *quit says whether destroy() asked the thread to finish, *dropped how many
- * requests the full queue dropped since the last call. */
-desktop_request *desktop_queue_take(desktop_queue *q, bool *quit, size_t *dropped);
+/* handoff.c */
+int desktop_handoff_init(desktop_handoff *h);
+void desktop_handoff_destroy(desktop_handoff *h);
+/* [dispatch thread] Hands r to the bus thread and waits for its answer
+ * (r->shown, r->failure); r stays the caller's. */
+void desktop_handoff_post(desktop_handoff *h, desktop_request *r);
+void desktop_handoff_quit(desktop_handoff *h);
+/* [bus thread] The request handed over, or NULL; *quit says whether
+ * destroy() asked the thread to finish. */
+desktop_request *desktop_handoff_take(desktop_handoff *h, bool *quit);
+/* [bus thread] Answers r: shown, or not with failure (taken; may be NULL). */
+void desktop_handoff_answer(desktop_handoff *h, desktop_request *r, bool shown, char *failure);
 
 /* bus.c */
 void *desktop_bus_main(void *self);
+
+/* taps.c */
+/* Listens to the signals of server (a unique bus name) only, in place of
+ * the one before; NULL: to none. 0, or a negative errno. */
+int desktop_taps_listen(desktop *self, const char *server);
+/* Hands the host the taps that wait for room; whether some still wait. */
+bool desktop_taps_submit(desktop *self);
+/* Drops the taps that still wait (the host stopped), saying so. */
+void desktop_taps_drop(desktop *self);
 
 /* posted.c */
 desktop_posted *desktop_posted_find(desktop_posted_table *t, uint32_t id);
@@ -171,7 +210,12 @@ void desktop_posted_free(desktop_posted_table *t);
 /* image.c: a local path the server can read for an image or icon value,
  * newly allocated (free it), or NULL (logged) when there is none to give. */
 char *desktop_image_path(desktop *self, const char *value, const char *what, const char *message_id);
-void desktop_image_cleanup(desktop *self);
+
+/* fetch.c: downloads url into a new file of the download folder (made on
+ * first use); its path (free it), or NULL (logged with the reason). */
+char *desktop_fetch(desktop *self, const char *url, const char *what, const char *message_id);
+/* Removes the downloads kept and their folder. */
+void desktop_fetch_cleanup(desktop *self);
 
 /* text.c (and ../common/text.h for formats, log lines and JSON quoting) */
 char *desktop_markup_escape(const char *s);

@@ -70,14 +70,15 @@ static void take_actions(const ph_host *host, const ph_message *m, desktop_reque
     }
 }
 
-desktop_request *desktop_request_make(const desktop *self, const ph_message *m) {
+int desktop_request_make(const desktop *self, const ph_message *m, desktop_request **out) {
     const ph_host *host = self->host;
+    *out = NULL;
     const char *title = field(host, m, "title"), *body = field(host, m, "body");
-    if (!title && !body) return NULL; /* nothing to show: the caller says so */
+    if (!title && !body) return 1; /* nothing to show: the caller says so */
     desktop_request *r = calloc(1, sizeof *r);
     if (!r) {
         host->log(host, PH_LOG_ERROR, "out of memory: a notification is not shown");
-        return NULL;
+        return -1;
     }
     bool failed = false;
     r->message_id = copy(host->message_id(m), &failed);
@@ -93,9 +94,10 @@ desktop_request *desktop_request_make(const desktop *self, const ph_message *m) 
     if (failed) {
         host->log(host, PH_LOG_ERROR, "out of memory: a notification is not shown");
         desktop_request_free(r);
-        return NULL;
+        return -1;
     }
-    return r;
+    *out = r;
+    return 0;
 }
 
 void desktop_request_free(desktop_request *r) {
@@ -107,6 +109,7 @@ void desktop_request_free(desktop_request *r) {
     free(r->image);
     free(r->category);
     free(r->collapse_key);
+    free(r->failure);
     for (size_t i = 0; i < r->action_count; i++) {
         free(r->actions[i].id);
         free(r->actions[i].title);

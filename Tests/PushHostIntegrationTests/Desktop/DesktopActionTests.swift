@@ -123,6 +123,31 @@ struct DesktopActionTests {
         #expect(live.host.stop() == .status(0))
     }
 
+    @Test func anotherClientOfTheBusCannotTapOrCloseANotification() throws {
+        let live = try Live()
+        // Another client sends the server's signals about notification 1 (m-1's).
+        try live.server.forge("ActionInvoked", "us", "1", "default")
+        try live.server.forge("ActionInvoked", "us", "1", "ack")
+        try live.server.forge("NotificationReplied", "us", "1", "forged")
+        try live.server.forge("NotificationClosed", "uu", "1", "2")
+        // It says the server's name is its own now (only the bus says that),
+        // then taps again.
+        try live.server.forge(
+            "NameOwnerChanged", "sss", "org.freedesktop.Notifications", "", "SELF", "--", "ActionInvoked", "us", "1", "default")
+        // The server's own tap is taken: notification 1 is still known.
+        try live.server.emit("ActionInvoked", "us", "1", "ack")
+        let report = try live.report(2)
+        #expect(live.host.waitForStderr("info desktop: message m-1: ack (notification 1)"))
+        #expect(try live.scratch.reportLines().count == 2)
+        #expect(report[1]["event"] as? String == "action")
+        #expect(report[1]["action"] as? String == "ack")
+        #expect(report[1]["status"] as? String == "retained")
+        #expect(!live.host.stderr.contains("closed"))
+        #expect(!live.host.stderr.contains("m-1: tap"))
+        #expect(live.host.stop() == .status(0))
+        #expect(try live.scratch.reportLines().count == 2)
+    }
+
     /// Starts a second host on `first`'s bus and server (it posts m-2), taps
     /// notification 1, posted by `first`; the host and its 3 report lines.
     private func tapOnTheFirstNotification(after first: Live) throws -> (Live, [[String: Any]]) {

@@ -27,7 +27,9 @@ struct DesktopNotifyTests {
         let message = #"""
             {"message_id":"m-1","notification":{"title":"Printer <jammed>","body":"Floor 2 & tray 1","icon":"printer","image":"\#(picture)","category":"device.error"},"data":{"actions":"[{\"id\":\"ack\",\"title\":\"On my way\"},{\"id\":\"reply\",\"title\":\"Reply\",\"input\":true}]"}}
             """#
-        let result = try Self.run(scratch, on: bus, message + "\n", settings: ["app_name": "Office", "timeout": "2.5", "desktop_entry": "org.example.Office"])
+        let result = try Self.run(
+            scratch, on: bus, message + "\n",
+            settings: ["app_name": "Office", "timeout": "2.5", "desktop_entry": "org.example.Office", "image_dirs": scratch.file("pictures")])
         #expect(result.status == 0, "\(result.stderr)")
 
         let call = try #require(try server.calls().first)
@@ -42,7 +44,7 @@ struct DesktopNotifyTests {
         #expect(call.hints["urgency"] as? Int == 1)
         #expect(call.hints["category"] as? String == "device.error")
         #expect(call.hints["desktop-entry"] as? String == "org.example.Office")
-        #expect(call.hints["image-path"] as? String == picture)
+        #expect(call.hints["image-path"] as? String == realPath(picture))
         #expect(call.expireTimeout == 2500)
         let report = try scratch.reportLines()
         #expect(report.map { $0["ui"] as? [String] } == [["desktop"]])
@@ -109,10 +111,11 @@ struct DesktopNotifyTests {
             #"{"message_id":"m-2","notification":{"title":"missing","image":"/nonexistent/x.png"}}"#,
             #"{"message_id":"m-3","notification":{"title":"remote","image":"https://img.example.com/x.png"}}"#,
             #"{"message_id":"m-4","notification":{"title":"ftp","image":"ftp://example.com/x.png"}}"#)
-        let result = try Self.run(scratch, on: bus, input, settings: ["icon": "dialog-information"])
+        let result = try Self.run(
+            scratch, on: bus, input, settings: ["icon": "dialog-information", "image_dirs": scratch.file("two words")])
         #expect(result.status == 0, "\(result.stderr)")
         let calls = try server.calls()
-        #expect(calls.map { $0.hints["image-path"] as? String } == [picture, nil, nil, nil])
+        #expect(calls.map { $0.hints["image-path"] as? String } == [realPath(picture), nil, nil, nil])
         #expect(calls.map(\.icon) == Array(repeating: "dialog-information", count: 4))
         #expect(result.stderr.contains(
             "warning desktop: message m-2: the image /nonexistent/x.png is not shown: No such file or directory"))
@@ -121,4 +124,12 @@ struct DesktopNotifyTests {
         // A remote image is not fetched unless fetch_images says so (a debug line says it).
         #expect(!result.stderr.contains("m-3: the image"))
     }
+}
+
+/// `path` with every symbolic link and `..` resolved, as the plugin hands
+/// it to the server.
+func realPath(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
 }

@@ -129,10 +129,30 @@ final class NotificationServer {
         try tool(["emit", name, signature] + values)
     }
 
+    /// Another client of the bus sends signals as if the server (or, for
+    /// `NameOwnerChanged`, the bus) did, each to every listener and to each
+    /// connection by its name, as an attacker would:
+    /// `forge("ActionInvoked", "us", "1", "default")`. "--" separates
+    /// signals; "SELF" stands for the client's own bus name.
+    func forge(_ words: String...) throws {
+        try tool(["forge"] + words)
+    }
+
     /// From now on, `Notify` answers only after `seconds` (the server's
     /// main loop sleeps: it answers nothing else meanwhile either).
     func hang(seconds: Int) throws {
         try tool(["hang", "\(seconds)"])
+    }
+
+    /// From now on, each `Notify` takes `seconds` and answers a new id.
+    func slow(seconds: Double) throws {
+        try tool(["slow", "\(seconds)"])
+    }
+
+    /// From now on, `Notify` answers the error `org.example.Error.Locked`
+    /// ("the shell is locked").
+    func fail() throws {
+        try tool(["fail"])
     }
 
     @discardableResult
