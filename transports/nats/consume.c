@@ -101,8 +101,10 @@ void *nats_consume_main(void *p) {
         if (status == NATS_TIMEOUT) continue;
         if (status != NATS_OK) {
             fetch_failed(c, status, code, &said);
-            if (self->settings.create && atomic_load(&self->connected)) nats_restore_consumer(self, c);
+            /* A consumer being deleted answers "Consumer Deleted" a moment
+             * before it is gone: a check made at once could still find it. */
             usleep(FETCH_WAIT_MS * 1000);
+            if (self->settings.create && atomic_load(&self->connected)) nats_restore_consumer(self, c);
             continue;
         }
         if (said) transport_log(self->host, PH_LOG_INFO, "fetching from the consumer %s again", c->name);
