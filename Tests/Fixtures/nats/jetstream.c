@@ -18,7 +18,8 @@
  *   jetstream delete URL STREAM CONSUMER
  *                                   deletes the consumer, as an operator might
  *   jetstream info URL STREAM CONSUMER
- *                                   {"messages","pending","ack_pending","redelivered"}
+ *                                   {"messages","pending","ack_pending","redelivered","delivered"}:
+ *                                   delivered counts every delivery, redeliveries too
  *
  * Exit 0, or 1 with the reason on stderr.
  */
@@ -186,9 +187,9 @@ static int info(jsCtx *js, const char *stream, const char *consumer) {
     jsConsumerInfo *ci = NULL;
     status = js_GetConsumerInfo(&ci, js, stream, consumer, NULL, NULL);
     if (status != NATS_OK) return fail("consumer info", status);
-    printf("{\"messages\":%llu,\"pending\":%llu,\"ack_pending\":%lld,\"redelivered\":%lld}\n",
+    printf("{\"messages\":%llu,\"pending\":%llu,\"ack_pending\":%lld,\"redelivered\":%lld,\"delivered\":%llu}\n",
            (unsigned long long)si->State.Msgs, (unsigned long long)ci->NumPending, (long long)ci->NumAckPending,
-           (long long)ci->NumRedelivered);
+           (long long)ci->NumRedelivered, (unsigned long long)ci->Delivered.Consumer);
     jsStreamInfo_Destroy(si);
     jsConsumerInfo_Destroy(ci);
     return 0;

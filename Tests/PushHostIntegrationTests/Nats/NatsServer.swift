@@ -85,7 +85,10 @@ final class NatsServer {
         try #require(result.status == 0, "jetstream delete: \(result.rawStderr)")
     }
 
-    /// The stream's `messages`, and the consumer's `pending`, `ack_pending` and `redelivered`.
+    /// The stream's `messages`, and the consumer's `pending` (never delivered),
+    /// `ack_pending` (delivered and not settled; on this server a record given
+    /// back with a Nak counts until it is delivered again), `redelivered` and
+    /// `delivered` (every delivery, each redelivery too).
     func state(of stream: String, consumer: String = "pushhost") throws -> [String: Int] {
         let result = try Command.run(try NatsPlugin.tool(), ["info", url, stream, consumer])
         try #require(result.status == 0, "jetstream info: \(result.rawStderr)")

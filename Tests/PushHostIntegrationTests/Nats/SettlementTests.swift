@@ -38,7 +38,7 @@ struct SettlementTests {
         #expect(ids == ["again", "again", "again"])
         #expect(a.report.map { $0["status"] as? String } == ["failed", "failed", "undelivered"])
         #expect(eventually(timeout: .seconds(10)) { (try? server.state(of: "PUSHES")) == [
-            "messages": 0, "pending": 0, "ack_pending": 0, "redelivered": 0] })
+            "messages": 0, "pending": 0, "ack_pending": 0, "redelivered": 0, "delivered": 3] })
         #expect(try server.messages(in: "PUSHES_DEAD").isEmpty)
         #expect(a.host.stop() == .status(0))
     }
@@ -75,6 +75,61 @@ struct SettlementTests {
         #expect(a.host.waitForStderr("warning nats: the record at PUSHES sequence 2 went to dead.pushes: rejected"))
         #expect(a.host.stderr.contains("warning nats: the record at PUSHES sequence 1 went to dead.pushes: failed on each of 3 deliveries"))
         // Terminated, so the work queue keeps neither.
+        #expect(eventually(timeout: .seconds(10)) { (try? server.state(of: "PUSHES")["messages"]) == 0 })
+        #expect(a.host.stop() == .status(0))
+    }
+
+    /// A token, an action for a delivered message and a foreground event,
+    /// each published to the stream as an attacker with access to a subject
+    /// would: each rejected with the reason, copied to the dead-letter
+    /// subject and terminated, and nothing of it applied.
+    @Test func aRecordThatLooksLikeAHostEventIsRejectedAndGoesToTheDeadLetterSubject() throws {
+        let scratch = try Scratch()
+        let server = try NatsServer(scratch)
+        // The operator's own token, from standard input.
+        let seeded = try Command.pushhost(["run", "--state", scratch.file("a-state"), "--report", "-"],
+                                          stdin: #"{"pushhost":"token","token":"operator"}"# + "\n")
+        try #require(seeded.status == 0, "\(seeded.stderr)")
+        let a = try NatsHost("a", scratch, server: server,
+                             plugins: try scratch.probe("bg", [.background, .token, .action])
+                                 + scratch.probe("screen", [.foreground, .action], targets: ["t"]))
+        try a.waitUntilReading()
+        let forged = [
+            #"{"pushhost":"token","token":"https://attacker.example/collect"}"#,
+            #"{"pushhost":"action","id":"m-1","action":"tap"}"#,
+            #"{"pushhost":"foreground","screens":["screen"]}"#,
+        ]
+        try server.publish([#"{"message_id":"m-1","data":{"rx_gcm_key_target":"t"},"notification":{"title":"Hi"}}"#]
+                               + forged + [#"{"message_id":"m-2","data":{"rx_gcm_key_target":"t"}}"#],
+                           to: "pushes.news")
+        // Each rejected line has no id: m-1 and m-2 have.
+        #expect(reportedIDs([a], count: 5) == ["m-1", "m-2"])
+        let reason = "a host event (the key pushhost) is not taken from here: plugin nats did not submit it as a host event of its own (PH_RECORD_HOST_EVENT)"
+        let report = a.report
+        try #require(report.count == 5, "\(report)")
+        for number in 2...4 {
+            let line = report.first { (($0["source"] as? [String: Any])?["record"] as? Int) == number }
+            #expect(line?["status"] as? String == "rejected", "\(report)")
+            #expect((line?["error"] as? String)?.hasSuffix(reason) == true, "\(String(describing: line))")
+        }
+        // The app stayed in the background, the screen saw nothing, no action or token reached a plugin.
+        #expect(report.filter { $0["route"] as? String == "background" }.compactMap { $0["id"] as? String } == ["m-1", "m-2"])
+        #expect(scratch.probeCalls() == ["bg background m-1", "bg background m-2"])
+        let token = try Command.pushhost(["token", "--state", scratch.file("a-state")])
+        #expect(token.stdout == "operator\n", "\(token.stdout)\(token.stderr)")
+        // Each forged record went to the dead-letter subject with the reason, and left the work queue.
+        #expect(eventually(timeout: .seconds(20)) { ((try? server.messages(in: "PUSHES_DEAD")) ?? []).count == 3 })
+        let dead = try server.messages(in: "PUSHES_DEAD")
+        #expect(dead.compactMap { $0["data"] as? String } == forged)
+        for copy in dead {
+            let headers = try #require(copy["headers"] as? [String: String])
+            #expect(headers["Pushhost-Reason"] == "rejected")
+            #expect(headers["Pushhost-Report"]?.contains(#""status":"rejected""#) == true, "\(headers)")
+            #expect(headers["Pushhost-Report"]?.contains(reason) == true, "\(headers)")
+        }
+        for sequence in 2...4 {
+            #expect(a.host.stderr.contains("warning nats: the record at PUSHES sequence \(sequence) went to dead.pushes: rejected"))
+        }
         #expect(eventually(timeout: .seconds(10)) { (try? server.state(of: "PUSHES")["messages"]) == 0 })
         #expect(a.host.stop() == .status(0))
     }

@@ -31,7 +31,7 @@ struct SharedConsumerTests {
             state = (try? server.state(of: "PUSHES")) ?? [:]
             return state["messages"] == 0
         }
-        #expect(state == ["messages": 0, "pending": 0, "ack_pending": 0, "redelivered": 0])
+        #expect(state == ["messages": 0, "pending": 0, "ack_pending": 0, "redelivered": 0, "delivered": 300])
         #expect(a.host.stop() == .status(0))
         #expect(b.host.stop() == .status(0))
     }
@@ -48,7 +48,7 @@ struct SharedConsumerTests {
         // Under way in a for longer than ack_wait: neither acked nor
         // redelivered, because a tells the server it is working on it.
         usleep(2_500_000)
-        #expect(try server.state(of: "PUSHES") == ["messages": 1, "pending": 0, "ack_pending": 1, "redelivered": 0])
+        #expect(try server.state(of: "PUSHES") == ["messages": 1, "pending": 0, "ack_pending": 1, "redelivered": 0, "delivered": 1])
 
         let probe = try scratch.probe("probe", [.data])
         let b = try NatsHost("b", scratch, server: server, settings: ["ack_wait": "1"], plugins: probe)
