@@ -59,6 +59,9 @@ final class Worker {
     /// The last call answered (or failed), and the last UI call posted.
     @exclusivity(unchecked) private(set) var returnedThrough: UInt64 = 0
     @exclusivity(unchecked) private(set) var lastUI: UInt64 = 0
+    /// Whether this thread found its process's answers malformed: what
+    /// the process sends after that is not taken.
+    private var rejected = false
     private var crashes: [UInt64] = []
     private var inARow = 0
     private var startedAt: UInt64 = 0
@@ -120,22 +123,36 @@ final class Worker {
         } catch {
             throw .workerFailed(error.description)
         }
-        guard let offers = process.awaitReady(timeout: launch.handlerTimeout) else {
-            kill(process.pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+        let offers: Int32
+        switch process.awaitReady(timeout: launch.handlerTimeout) {
+        case .ready(let offered):
+            offers = offered
+        case .silent:
+            let status = Self.killAndWait(process)
             throw (status & 0x7f) == 0 && (status >> 8) & 0xff == WorkerLaunch.createFailed
                 ? .createFailed : .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
+        case .malformed(let problem):
+            _ = Self.killAndWait(process)
+            throw .workerFailed("its worker sent a malformed answer: \(problem)")
         }
         startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
         process.startReading(
             timeout: launch.handlerTimeout,
-            deliver: { [inbox = workers.inbox, plugin] bytes in inbox.post(.frames(plugin: plugin, process: generation, bytes)) },
+            deliver: { [inbox = workers.inbox, plugin] answers in inbox.post(.answers(plugin: plugin, process: generation, answers)) },
             ended: { [inbox = workers.inbox, plugin] status in inbox.post(.ended(plugin: plugin, process: generation, status)) })
         self.process = process
+        rejected = false
         phase = .running
         return offers
+    }
+
+    /// Kills a worker whose reader has not started, and waits for it: its wait status.
+    private static func killAndWait(_ process: WorkerProcess) -> Int32 {
+        kill(process.pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+        return status
     }
 
     // MARK: Posting
@@ -219,38 +236,50 @@ final class Worker {
 
     // MARK: What comes back
 
-    /// Applies the worker's frames: returned calls, completed verdicts.
-    func take(_ bytes: [UInt8], verdicts: Workers.VerdictTaker) {
-        _ = bytes.withUnsafeBytes { bytes in
-            WorkerFrame.frames(in: bytes) { frame in
-                switch frame.kind {
-                case .returned:
-                    guard head < calls.count, calls[head].id == frame.call else { return }
-                    let call = calls[head]
-                    advance()
-                    var fields = frame.fields
-                    let problem = (fields.next() ?? nil).map { String(decoding: $0, as: UTF8.self) }
-                    if call.handler == .onData {
-                        if UInt32(bitPattern: frame.number) == PH_PENDING.rawValue {
-                            pending[call.id] = call.address
-                        } else {
-                            verdicts(call.address, ph_verdict(rawValue: UInt32(bitPattern: frame.number)), name, problem)
-                        }
-                    } else if let problem, call.address != 0 {
-                        Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
-                    }
-                case .recycling:
-                    logger.notice("plugin \(name): its worker uses \(frame.number) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
-                    phase = .recycling
-                case .completed:
-                    guard let address = pending.removeValue(forKey: frame.call) else { return }
-                    verdicts(address, ph_verdict(rawValue: UInt32(bitPattern: frame.number)), name, nil)
-                default:
-                    break
+    /// Applies the worker's answers: returned calls, completed verdicts. An
+    /// answer no worker gives (to a call that is not under way, a verdict
+    /// for a call not waiting for one) ends the worker as malformed, and
+    /// nothing after it is taken. (Its reader hands over no answer after
+    /// one it found malformed itself.)
+    func take(_ answers: [WorkerAnswer], verdicts: Workers.VerdictTaker) {
+        guard let process, !rejected else { return }
+        defer { compact() }
+        for answer in answers {
+            switch answer {
+            case .returned(let id, let verdict, let problem):
+                guard head < calls.count, calls[head].id == id else {
+                    let underWay = head < calls.count ? "call \(calls[head].id) is under way" : "no call is under way"
+                    return reject(process, "an answer to call \(id), where \(underWay)")
                 }
+                let call = calls[head]
+                advance()
+                if call.handler == .onData {
+                    if verdict == PH_PENDING {
+                        pending[call.id] = call.address
+                    } else {
+                        verdicts(call.address, verdict, name, problem)
+                    }
+                } else if let problem, call.address != 0 {
+                    Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
+                }
+            case .completed(let id, let verdict):
+                guard let address = pending.removeValue(forKey: id) else {
+                    return reject(process, "a verdict for call \(id), which is not waiting for one")
+                }
+                verdicts(address, verdict, name, nil)
+            case .recycling(let mebibytes):
+                guard launch.memoryLimit > 0 else {
+                    return reject(process, "a recycling frame, with no --worker-memory to be over")
+                }
+                logger.notice("plugin \(name): its worker uses \(mebibytes) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
+                phase = .recycling
             }
         }
-        compact()
+    }
+
+    private func reject(_ process: WorkerProcess, _ problem: String) {
+        rejected = true
+        process.reject(MalformedAnswer(problem))
     }
 
     private func advance() {
@@ -273,10 +302,12 @@ final class Worker {
     /// the plugin, or (at shutdown, or after a recycle) takes note.
     func ended(_ status: Int32, verdicts: Workers.VerdictTaker) {
         let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
+        // What it did, when it sent something malformed (it was killed for that).
+        let malformed = process?.rejection.map { "sent a malformed answer: \($0)" }
         process = nil
         if case .stopped = phase { return }
         let exitedCleanly = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
-        if case .recycling = phase, exitedCleanly {
+        if case .recycling = phase, exitedCleanly, malformed == nil {
             restart()
             return
         }
@@ -285,15 +316,17 @@ final class Worker {
         if head < calls.count {
             let call = calls[head]
             underWay = call.handler.name
-            let reason = timedOut
-                ? "plugin \(name) did not return from \(call.handler.name) within --handler-timeout \(launch.handlerTimeout)s (its worker was killed)"
-                : (status & 0x7f) != 0 ? "plugin \(name) crashed in \(call.handler.name): \(how)"
-                : "plugin \(name)'s worker exited in \(call.handler.name) (\(how))"
+            let reason = malformed.map { "plugin \(name) \($0)" }
+                ?? (timedOut
+                    ? "plugin \(name) did not return from \(call.handler.name) within --handler-timeout \(launch.handlerTimeout)s (its worker was killed)"
+                    : (status & 0x7f) != 0 ? "plugin \(name) crashed in \(call.handler.name): \(how)"
+                    : "plugin \(name)'s worker exited in \(call.handler.name) (\(how))")
             fail(call, reason, verdicts: verdicts)
             advance()
         }
+        let end = malformed == nil ? how : "it sent a malformed answer"
         for (_, address) in pending {
-            verdicts(address, PH_FAILED, name, "plugin \(name)'s worker ended (\(how)) before it completed the message")
+            verdicts(address, PH_FAILED, name, "plugin \(name)'s worker ended (\(end)) before it completed the message")
         }
         pending.removeAll()
         out.removeAll(keepingCapacity: true)
@@ -302,7 +335,8 @@ final class Worker {
         inARow += 1
         crashes = crashes.filter { now &- $0 < UInt64(launch.crashWindow * 1e9) } + [now]
         let place = underWay.map { "in \($0)" } ?? "between calls"
-        let what = timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)"
+        let what = malformed
+            ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)")
         if crashes.count > launch.crashLimit {
             logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
             phase = .disabled

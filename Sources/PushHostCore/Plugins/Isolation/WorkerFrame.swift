@@ -97,23 +97,51 @@ enum WorkerFrame {
         }
     }
 
+    /// What ``read(_:)`` found at the start of some bytes.
+    enum Reading {
+        /// A whole frame, and the bytes it takes.
+        case frame(Frame, size: Int)
+        /// The start of a frame whose rest has not come yet.
+        case partial(needs: Int)
+        /// Bytes that are no frame, and why.
+        case malformed(String)
+    }
+
+    /// The frame at the start of `bytes`, its header checked: a length that
+    /// counts at least the rest of the header, a known kind, zero padding.
+    /// Whatever the bytes, it reads none outside them.
+    static func read(_ bytes: UnsafeRawBufferPointer) -> Reading {
+        guard bytes.count >= headerSize else { return .partial(needs: headerSize) }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+        guard length >= headerSize - 4 else {
+            return .malformed("a frame whose length \(length) is shorter than its header (\(headerSize - 4) bytes after the length)")
+        }
+        guard let kind = FrameKind(rawValue: bytes[4]) else { return .malformed("a frame of the unknown kind \(bytes[4])") }
+        guard bytes[6] == 0, bytes[7] == 0 else { return .malformed("a \(kind) frame whose padding (bytes 6 and 7) is not zero") }
+        guard bytes.count - 4 >= length else { return .partial(needs: 4 + length) }
+        let frame = Frame(
+            kind: kind, handler: bytes[5],
+            call: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+            number: Int32(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))),
+            payload: UnsafeRawBufferPointer(rebasing: bytes[headerSize..<4 + length]))
+        return .frame(frame, size: 4 + length)
+    }
+
     /// The whole frames at the start of `bytes`, and how many bytes they take;
     /// nil when a frame is malformed.
     static func frames(in bytes: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Int? {
         var offset = 0
-        while bytes.count - offset >= headerSize {
-            let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            guard length >= headerSize - 4 else { return nil }
-            guard bytes.count - offset - 4 >= length else { break }
-            guard let kind = FrameKind(rawValue: bytes[offset + 4]) else { return nil }
-            body(Frame(
-                kind: kind, handler: bytes[offset + 5],
-                call: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)),
-                number: Int32(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt32.self))),
-                payload: UnsafeRawBufferPointer(rebasing: bytes[offset + headerSize..<offset + 4 + length])))
-            offset += 4 + length
+        while true {
+            switch read(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .frame(let frame, let size):
+                body(frame)
+                offset += size
+            case .partial:
+                return offset
+            case .malformed:
+                return nil
+            }
         }
-        return offset
     }
 }
 

@@ -22,7 +22,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let instance: PluginInstance
     private let tokens: TokenStore
     private let logger: Logger
-    private let completions = Inbox<CompleteCall>()
+    /// Made after the inherited descriptors are closed, or they would close its pipe.
+    private let completions: Inbox<CompleteCall>
     private var message = MessagePool.take()
     private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
     private let platform: Platform?
@@ -51,6 +52,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         host: pid_t, logger: Logger
     ) {
         Self.closeInherited()
+        completions = Inbox()
         self.memoryLimit = memoryLimit
         statm = memoryLimit > 0 ? open("/proc/self/statm", O_RDONLY | O_CLOEXEC) : -1
         self.platform = platform

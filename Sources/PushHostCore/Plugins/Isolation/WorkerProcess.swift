@@ -8,7 +8,14 @@ import Synchronization
 /// go there, in batches) and its answer ring as fd 4 (``WorkerRing``), and
 /// a thread that takes its answers, watches its calls against
 /// `--handler-timeout` and learns how it ended.
+///
+/// Its socket carries nothing but its first frame (``WorkerFrame/FrameKind/ready``)
+/// and then wake-ups (``wake``). Whatever it sends that a worker does not
+/// (``MalformedAnswer``) ends it: ``reject(_:)``.
 final class WorkerProcess: @unchecked Sendable {
+    /// The byte a worker sends on its socket when it put answers in its ring.
+    static let wake: UInt8 = 1
+
     let pid: pid_t
     /// The host's end of the socket pair.
     let socket: Int32
@@ -23,6 +30,8 @@ final class WorkerProcess: @unchecked Sendable {
     let timedOut = Atomic(false)
     /// Its wait status, once it ended (-1 before).
     private let ended = Mutex<Int32>(-1)
+    /// The first malformed thing it sent, once it sent one.
+    private let malformed = Mutex<MalformedAnswer?>(nil)
     private let endedPipe = WakePipe()
 
     /// Starts `executable worker arguments...`, its standard input
@@ -75,35 +84,44 @@ final class WorkerProcess: @unchecked Sendable {
         endedPipe.close()
     }
 
-    /// Reads the worker's first frame (``WorkerFrame/FrameKind/ready``), waiting
-    /// up to `timeout` seconds (0: no limit); nil when it ended or said
-    /// something else first.
-    func awaitReady(timeout: Double) -> Int32? {
+    /// How a worker's start went.
+    enum Start {
+        /// Created: the extensions its plugin offers.
+        case ready(offers: Int32)
+        /// It ended, or did not say anything within the timeout.
+        case silent
+        /// Its first frame is not a ready frame.
+        case malformed(MalformedAnswer)
+    }
+
+    /// Reads the worker's first frame (``WorkerFrame/FrameKind/ready``),
+    /// waiting up to `timeout` seconds (0: no limit).
+    func awaitReady(timeout: Double) -> Start {
         var header = [UInt8](repeating: 0, count: WorkerFrame.headerSize)
         var filled = 0
         let deadline = timeout > 0 ? MonotonicClock.now() &+ UInt64(timeout * 1e9) : .max
         while filled < header.count {
             var watched = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let wait = deadline == .max ? -1 : MonotonicClock.milliseconds(until: deadline)
-            guard poll(&watched, 1, wait) > 0 else { return nil }
+            guard poll(&watched, 1, wait) > 0 else { return .silent }
             let count = header.withUnsafeMutableBytes { read(socket, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
+            guard count > 0 else { return .silent }
             filled += count
         }
-        var ready: Int32?
-        _ = header.withUnsafeBytes { bytes in
-            WorkerFrame.frames(in: bytes) { frame in
-                if frame.kind == .ready { ready = frame.number }
+        return header.withUnsafeBytes { bytes in
+            do throws(MalformedAnswer) {
+                return .ready(offers: try WorkerAnswer.offers(inReady: bytes))
+            } catch {
+                return .malformed(error)
             }
         }
-        return ready
     }
 
     /// Starts the thread that reads the worker's frames into `deliver`, kills
     /// it when a call goes over `timeout` seconds (0: never), and calls
     /// `ended` with its wait status once it is gone.
-    func startReading(timeout: Double, deliver: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
+    func startReading(timeout: Double, deliver: @escaping @Sendable ([WorkerAnswer]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
         let reader = Reader(process: self, timeout: timeout, deliver: deliver, ended: ended)
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { context in
@@ -149,16 +167,27 @@ final class WorkerProcess: @unchecked Sendable {
         endedPipe.wake()
     }
 
+    /// Ends a worker that sent something malformed, from any thread: its
+    /// reader takes nothing more from it, kills it and reports its end;
+    /// `problem` is what ``rejection`` says (the first one, when there are two).
+    func reject(_ problem: MalformedAnswer) {
+        malformed.withLock { $0 = $0 ?? problem }
+        // Its reader wakes to the end of the socket, and kills it (it alone waits for it).
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// What it sent that was malformed, if it did.
+    var rejection: MalformedAnswer? { malformed.withLock { $0 } }
 }
 
 /// The reader thread of one worker process.
 private final class Reader {
     let process: WorkerProcess
     let timeout: UInt64
-    let deliver: @Sendable ([UInt8]) -> Void
+    let deliver: @Sendable ([WorkerAnswer]) -> Void
     let ended: @Sendable (Int32) -> Void
 
-    init(process: WorkerProcess, timeout: Double, deliver: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
+    init(process: WorkerProcess, timeout: Double, deliver: @escaping @Sendable ([WorkerAnswer]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
         self.process = process
         self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
         self.deliver = deliver
@@ -176,6 +205,12 @@ private final class Reader {
                 let count = wakes.withUnsafeMutableBytes { read(process.socket, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
+                if let stray = wakes[..<count].first(where: { $0 != WorkerProcess.wake }) {
+                    // The answers the ring holds are checked on their own, and kept.
+                    _ = takeAnswers()
+                    process.reject(MalformedAnswer("the byte \(stray) on its socket, where only wake-ups (\(WorkerProcess.wake)) go"))
+                    break
+                }
             }
             guard takeAnswers() else { break }
             checkTimeout()
@@ -183,28 +218,35 @@ private final class Reader {
         kill(process.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
-        // What it answered before it died is in the ring.
+        // What it answered before it died is in the ring (unless it already sent something malformed).
         _ = takeAnswers()
         process.noteEnd(status)
         ended(status)
     }
 
-    /// Hands over the answers in the ring; false when they are no frames.
+    /// Hands over the answers in the ring; false when the worker sent
+    /// something malformed (the answers before it are handed over).
     private func takeAnswers() -> Bool {
-        guard let bytes = process.ring.take() else { return true }
-        var returned: UInt64 = 0
-        let used = bytes.withUnsafeBytes { bytes in
-            WorkerFrame.frames(in: bytes) { frame in
-                if frame.kind == .returned { returned += 1 }
-            }
+        guard process.rejection == nil else { return false }
+        let answers: [WorkerAnswer]
+        let malformed: MalformedAnswer?
+        do throws(MalformedAnswer) {
+            guard let bytes = try process.ring.take() else { return true }
+            (answers, malformed) = bytes.withUnsafeBytes { WorkerAnswer.read($0) }
+        } catch {
+            process.reject(error)
+            return false
         }
-        guard used == bytes.count else { return false }  // Not a worker talking: let it end.
+        var returned: UInt64 = 0
+        for case .returned in answers { returned += 1 }
         if returned > 0 {
             process.returned.wrappingAdd(returned, ordering: .relaxed)
             process.progress.store(MonotonicClock.now(), ordering: .relaxed)
         }
-        deliver(bytes)
-        return true
+        if !answers.isEmpty { deliver(answers) }
+        guard let malformed else { return true }
+        process.reject(malformed)
+        return false
     }
 
     /// Kills the worker when a call has been under way longer than the timeout.

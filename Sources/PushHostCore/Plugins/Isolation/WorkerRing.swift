@@ -4,22 +4,31 @@ import Glibc
 import Synchronization
 
 /// Where a worker puts its answers: a ring of bytes in memory it shares
-/// with the host (a memfd, the worker's fd 4), so that an answer is the
-/// host's the moment it is written, before any system call. A worker that
-/// crashes right after a batch of calls therefore loses none of their
-/// answers, and the host knows exactly which call was under way.
+/// with the host (a memfd, handed to the worker as its fd 4), so that an
+/// answer is the host's the moment it is written, before any system call.
+/// A worker that crashes right after a batch of calls therefore loses none
+/// of their answers, and the host knows exactly which call was under way.
 ///
 /// The worker appends whole frames and then publishes its write position;
 /// the host's reader thread copies out what lies between its read position
 /// and that, and publishes how far it read. A byte on the socket wakes the
 /// reader; a worker that finds the ring full waits for room.
+///
+/// The worker's plugin can still write anything into the ring's memory, so
+/// the host keeps its read position to itself (the shared one is only for
+/// the worker to see), checks the write position before it copies a byte,
+/// checks every frame it copied (``WorkerAnswer``), and seals the memfd's
+/// size, so that no worker can shrink it under the host's mapping.
 final class WorkerRing: @unchecked Sendable {
     /// The bytes of the ring, after a page of positions.
     static let capacity = 1 << 20
     private static let dataOffset = 4096
 
+    /// The memfd (the host's; -1 in a worker, which keeps only the mapping).
     let fd: Int32
     private let base: UnsafeMutableRawPointer
+    /// The host's read position: what it took so far.
+    private var taken: UInt64 = 0
 
     private var written: UnsafeMutablePointer<Atomic<UInt64>> {
         base.assumingMemoryBound(to: Atomic<UInt64>.self)
@@ -30,29 +39,44 @@ final class WorkerRing: @unchecked Sendable {
     private var data: UnsafeMutableRawPointer { base + Self.dataOffset }
 
     /// A new ring (the host's side); nil when the system refuses one.
-    convenience init?() {
+    init?() {
         typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memfd_create") else { return nil }
-        let fd = "pushhost-worker".withCString { unsafeBitCast(symbol, to: MemfdCreate.self)($0, 1 /* MFD_CLOEXEC */) }
+        let flags: UInt32 = 1 /* MFD_CLOEXEC */ | 2 /* MFD_ALLOW_SEALING */
+        let fd = "pushhost-worker".withCString { unsafeBitCast(symbol, to: MemfdCreate.self)($0, flags) }
         guard fd >= 0 else { return nil }
-        guard ftruncate(fd, off_t(Self.dataOffset + Self.capacity)) == 0 else {
+        // Shrunk, the ring would fault the host where it reads past the end (SIGBUS).
+        let seals: Int32 = 1 /* F_SEAL_SEAL */ | 2 /* F_SEAL_SHRINK */ | 4 /* F_SEAL_GROW */
+        guard ftruncate(fd, off_t(Self.dataOffset + Self.capacity)) == 0, fcntl(fd, 1033 /* F_ADD_SEALS */, seals) == 0,
+            let mapped = Self.map(fd)
+        else {
             close(fd)
             return nil
         }
-        self.init(fd: fd)
-    }
-
-    /// The ring in `fd` (a worker's fd 4, or a new one).
-    init?(fd: Int32) {
-        let mapped = mmap(nil, Self.dataOffset + Self.capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-        guard let mapped, mapped != MAP_FAILED else { return nil }
         self.fd = fd
         base = mapped
     }
 
+    /// The worker's side: the ring it got as `fd` (its fd 4). The descriptor
+    /// is closed once the ring is mapped, so its plugin has none to write
+    /// into the ring through.
+    init?(fd: Int32) {
+        let mapped = Self.map(fd)
+        close(fd)
+        guard let mapped else { return nil }
+        self.fd = -1
+        base = mapped
+    }
+
+    private static func map(_ fd: Int32) -> UnsafeMutableRawPointer? {
+        let mapped = mmap(nil, dataOffset + capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let mapped, mapped != MAP_FAILED else { return nil }
+        return mapped
+    }
+
     deinit {
         munmap(base, Self.dataOffset + Self.capacity)
-        close(fd)
+        if fd >= 0 { close(fd) }
     }
 
     /// The worker's side: appends `bytes` (whole frames), waiting while the
@@ -71,19 +95,33 @@ final class WorkerRing: @unchecked Sendable {
     }
 
     /// The host's side: what the worker wrote since the last time, or nil.
-    func take() -> [UInt8]? {
+    func take() throws(MalformedAnswer) -> [UInt8]? {
         let end = written.pointee.load(ordering: .acquiring)
-        let position = read.pointee.load(ordering: .relaxed)
-        guard end != position else { return nil }
-        let count = Int(end &- position)
-        let start = Int(position % UInt64(Self.capacity))
+        let count = try Self.span(from: taken, to: end)
+        guard count > 0 else { return nil }
+        let start = Int(taken % UInt64(Self.capacity))
         let first = min(count, Self.capacity - start)
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: data + start, byteCount: first)
             if first < count { UnsafeMutableRawPointer(buffer.baseAddress! + first).copyMemory(from: data, byteCount: count - first) }
             initialized = count
         }
+        taken = end
         read.pointee.store(end, ordering: .releasing)
         return bytes
+    }
+
+    /// How many bytes lie between the host's read position `taken` and the
+    /// worker's write position `written`: at most the ring's capacity, or
+    /// the write position is malformed.
+    static func span(from taken: UInt64, to written: UInt64) throws(MalformedAnswer) -> Int {
+        let count = written &- taken
+        guard count <= UInt64(capacity) else {
+            throw MalformedAnswer(
+                written < taken
+                    ? "its ring's write position went back from \(taken) to \(written)"
+                    : "its ring's write position is \(count) bytes past the host's read position, more than the ring's \(capacity)")
+        }
+        return Int(count)
     }
 }

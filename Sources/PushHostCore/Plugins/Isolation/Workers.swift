@@ -21,8 +21,8 @@ struct WorkerLaunch {
 
 /// What a worker's reader thread posts to the dispatch thread.
 enum WorkerEvent: Sendable {
-    /// Whole frames the worker of plugin `plugin` sent.
-    case frames(plugin: Int32, process: ObjectIdentifier, [UInt8])
+    /// Answers the worker of plugin `plugin` gave, read and checked.
+    case answers(plugin: Int32, process: ObjectIdentifier, [WorkerAnswer])
     /// Its worker process ended, with this wait status.
     case ended(plugin: Int32, process: ObjectIdentifier, Int32)
     /// Data verdicts came in during a settle, for the dispatch loop to apply.
@@ -32,7 +32,7 @@ enum WorkerEvent: Sendable {
 /// The isolated plugins of a run: what their reader threads post, and the
 /// calls under way in their workers, on the dispatch thread.
 ///
-/// UI calls keep the order of SPEC section 5: a UI call posted to one worker
+/// UI calls keep the host's order (input order): a UI call posted to one worker
 /// first waits for the UI calls under way in every other (`settle(except:)`);
 /// the pipeline settles them all before any handler that runs in the host.
 package final class Workers {
@@ -162,9 +162,9 @@ package final class Workers {
         if inbox.hasItems {
             for event in inbox.take() {
                 switch event {
-                case .frames(let plugin, let process, let bytes):
+                case .answers(let plugin, let process, let answers):
                     guard let worker = worker(ofPlugin: plugin), worker.process.map(ObjectIdentifier.init) == process else { continue }
-                    worker.take(bytes, verdicts: verdicts)
+                    worker.take(answers, verdicts: verdicts)
                 case .ended(let plugin, let process, let status):
                     guard let worker = worker(ofPlugin: plugin), worker.process.map(ObjectIdentifier.init) == process else { continue }
                     worker.ended(status, verdicts: verdicts)
