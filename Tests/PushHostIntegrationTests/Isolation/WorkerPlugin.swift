@@ -22,7 +22,11 @@ extension PluginSource {
     /// `slow` (sleeps `data.ms`, default 1000, then returns), `leak` (4 MiB
     /// malloc'd, written and kept), `fail` (PH_FAILED); on_data alone also
     /// knows `pending` (PH_PENDING, never completed) and `later` (PH_PENDING,
-    /// then PH_CONTINUE from another thread about 50 ms later).
+    /// then PH_CONTINUE from another thread about 50 ms later), and the
+    /// faults of ``workerAttacks``, which attack the host through the
+    /// worker's channel. The setting `create_fault=garbage` writes 20 bytes
+    /// that are no frame to that channel from create, before the worker's
+    /// first frame.
     static func worker(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
         var (fields, prelude) = descriptorFields(roles: roles, targets: targets)
         if roles.contains(.action) { fields.append(".on_action = on_action") }
@@ -31,6 +35,7 @@ extension PluginSource {
             #include <pushhost.h>
             #include <pthread.h>
             #include <stdarg.h>
+            #include <stdint.h>
             #include <stdio.h>
             #include <stdlib.h>
             #include <string.h>
@@ -58,6 +63,8 @@ extension PluginSource {
 
             static const char *or_null(const char *text) { return text ? text : "NULL"; }
 
+            \#(workerAttacks)
+
             static void *create(const ph_host *h, const ph_config *c) {
                 const char *path = h->config_get(c, "log");
                 if (!path) { h->log(h, PH_LOG_ERROR, "no log setting"); return NULL; }
@@ -68,6 +75,11 @@ extension PluginSource {
                 self->out = fopen(path, "a");
                 if (!self->out) { h->log(h, PH_LOG_ERROR, "cannot open the log"); free(self); return NULL; }
                 say(self, "create %d %d", (int)getpid(), (int)getppid());
+                const char *garbage = h->config_get(c, "create_fault");
+                if (garbage && strcmp(garbage, "garbage") == 0) {
+                    ssize_t written = write(3, "garbage, not a frame", 20);
+                    (void)written;
+                }
                 return self;
             }
 
@@ -162,6 +174,7 @@ extension PluginSource {
                 worker *self = p;
                 const char *fault = called(self, "on_data", m);
                 if (!misbehave(self, m, fault)) return PH_CONTINUE;
+                if (!attack(self, m, fault)) return PH_CONTINUE;
                 if (strcmp(fault, "fail") == 0) return PH_FAILED;
                 if (strcmp(fault, "pending") == 0) return PH_PENDING;
                 if (strcmp(fault, "later") == 0) {
