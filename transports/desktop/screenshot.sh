@@ -44,7 +44,8 @@ dbus-run-session -- bash -c '
     dunst -config "$1/dunstrc" >/dev/null 2>&1 &
     sleep 1
     printf "%s\n" "{\"message_id\":\"m-101\",\"notification\":{\"title\":\"Printer jammed\",\"body\":\"Floor 2, tray 1: paper stuck behind the rear door\",\"image\":\"$1/jam.png\"},\"data\":{\"rx_gcm_key_target\":\"issues\",\"actions\":[{\"id\":\"ack\",\"title\":\"On my way\"}]}}" |
-        .build/debug/pushhost run --plugin transports/build/libdesktop.so --set desktop.actions=false --set desktop.app_name=Office
+        .build/debug/pushhost run --plugin transports/build/libdesktop.so --set desktop.actions=false --set desktop.app_name=Office \
+            --set desktop.image_dirs="$1"
     sleep 1
     import -window root "$2"
 ' screenshot "$work" "$out"
