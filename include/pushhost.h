@@ -23,8 +23,11 @@
  *   same time. complete(), log() and the accessors may be called from any
  *   thread. Every other call the host makes on its own dispatch thread.
  * - Growth: a table the host hands out (ph_host, ph_intake) grows by
- *   appending fields, marked with the minor that added them; a plugin uses
- *   one only when PH_HAS_FIELD says the host's table covers it. A new
+ *   appending fields, marked with the minor that added them. A host older
+ *   than a plugin's minor refuses it, so a plugin may use every field of the
+ *   header it was built with; one that declares an older minor, to load in
+ *   older hosts, uses a newer field only when PH_HAS_FIELD says the host's
+ *   table covers it. A new
  *   ability of its own (a role, a service) comes as an extension, found by
  *   a versioned string id such as "ph.interceptor/1" through
  *   get_extension(), never as a new loose symbol.

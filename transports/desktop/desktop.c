@@ -209,7 +209,7 @@ static void desktop_on_background(void *p, const ph_message *m) {
         if (r->shown) failure = NULL;
         else if (r->failure) failure = r->failure;
     }
-    if (failure && PH_HAS_FIELD(ph_host, host, fail)) host->fail(host, m, failure);
+    if (failure) host->fail(host, m, failure);
     desktop_request_free(r);
 }
 

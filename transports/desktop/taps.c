@@ -47,10 +47,7 @@ static bool from_server(desktop *self, sd_bus_message *m) {
 
 /* Hands the host one action event; 0 taken, 1 no room yet, -1 stopping. */
 static int submit(desktop *self, const char *json) {
-    const ph_intake *intake = self->intake;
-    if (PH_HAS_FIELD(ph_intake, intake, submit_record))
-        return intake->submit_record(self->host, json, strlen(json), PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT, NULL, NULL);
-    return intake->submit(self->host, json, strlen(json), NULL, NULL) == 0 ? 0 : -1;
+    return self->intake->submit_record(self->host, json, strlen(json), PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT, NULL, NULL);
 }
 
 bool desktop_taps_submit(desktop *self) {

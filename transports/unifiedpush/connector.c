@@ -39,13 +39,10 @@ static bool ours(unifiedpush *self, const char *method, const char *token) {
 /* Hands the host json: with PH_RECORD_HOST_EVENT only for an event the
  * plugin made itself (an endpoint, its removal), never for a push, whose
  * bytes anyone who knows the endpoint chooses; the host rejects a push that
- * holds a host event. A host of ABI 1.1 has only submit (up_create warns). */
+ * holds a host event. */
 static void submit(unifiedpush *self, const char *json, uint32_t flags, const char *what) {
-    size_t len = strlen(json);
     int r = !atomic_load(&self->submitting) ? -1
-        : PH_HAS_FIELD(ph_intake, self->intake, submit_record)
-        ? self->intake->submit_record(self->host, json, len, flags, NULL, NULL)
-        : self->intake->submit(self->host, json, len, NULL, NULL);
+        : self->intake->submit_record(self->host, json, strlen(json), flags, NULL, NULL);
     if (r != 0) transport_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
 }
 

@@ -73,9 +73,6 @@ static void *up_create(const ph_host *host, const ph_config *config) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE " or " PH_EXT_STATE ", which this plugin needs");
         return NULL;
     }
-    if (!PH_HAS_FIELD(ph_intake, intake, submit_record))
-        host->log(host, PH_LOG_WARNING, "this host (ABI 1.1) cannot tell a push from a host event: a push that holds "
-                                        "one (the key pushhost) is applied; use a host of ABI 1.2 or later");
     const char *folder = state->directory(host);
     if (!folder) return NULL; /* the host said why */
     unifiedpush *self = calloc(1, sizeof *self);
