@@ -48,9 +48,7 @@ static int submit(nats_consumer *c, natsMsg *record) {
     const char *data = natsMsg_GetData(record) ? natsMsg_GetData(record) : "";
     const size_t length = (size_t)natsMsg_GetDataLength(record);
     nats_under_way(self, job);
-    int answer = self->host_says_full
-                     ? self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, nats_record_done, job)
-                     : self->intake->submit(self->host, data, length, nats_record_done, job);
+    int answer = self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, nats_record_done, job);
     if (answer == 1) {
         pthread_mutex_lock(&self->lock);
         self->host_limit = self->in_host - 1; /* in_host counts this record, which the host did not take */

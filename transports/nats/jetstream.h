@@ -103,7 +103,6 @@ typedef struct nats_plugin {
     atomic_bool connected;
     char url[256];             /* the server last connected to, for log lines [libnats's callback thread] */
     atomic_bool submitting;    /* from start until stop, or until submit says the host is stopping */
-    bool host_says_full;       /* the host has submit_record (ABI 1.2): it answers full instead of waiting */
     bool work_queue;           /* the stream's retention: a dead-lettered record is removed from it */
 
     pthread_mutex_t lock;      /* guards what follows */

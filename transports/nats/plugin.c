@@ -16,7 +16,6 @@
 #include "jetstream.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,8 +59,7 @@ static void *nats_create(const ph_host *host, const ph_config *config) {
     }
     self->host = host;
     self->intake = intake;
-    self->host_says_full = PH_HAS_FIELD(ph_intake, intake, submit_record);
-    self->host_limit = self->host_says_full ? 1 : INT_MAX;
+    self->host_limit = 1;
     pthread_mutex_init(&self->lock, NULL);
     pthread_cond_init(&self->changed, NULL);
     if (nats_settings_read(host, config, &self->settings) < 0) {
