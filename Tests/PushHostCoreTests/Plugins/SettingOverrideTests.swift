@@ -37,7 +37,8 @@ import Testing
     @Test func acceptsEqualMajorAndNoNewerMinor() {
         #expect(HostABI.accepts(major: 1, minor: 0))
         #expect(HostABI.accepts(major: 1, minor: 1))
-        #expect(!HostABI.accepts(major: 1, minor: 2))
+        #expect(HostABI.accepts(major: 1, minor: 2))
+        #expect(!HostABI.accepts(major: 1, minor: 3))
         #expect(!HostABI.accepts(major: 0, minor: 0))
         #expect(!HostABI.accepts(major: 2, minor: 0))
     }

@@ -98,7 +98,7 @@ enum WorkerFrame {
     }
 
     /// What ``read(_:)`` found at the start of some bytes.
-    enum Reading {
+    enum FrameScan {
         /// A whole frame, and the bytes it takes.
         case frame(Frame, size: Int)
         /// The start of a frame whose rest has not come yet.
@@ -110,7 +110,7 @@ enum WorkerFrame {
     /// The frame at the start of `bytes`, its header checked: a length that
     /// counts at least the rest of the header, a known kind, zero padding.
     /// Whatever the bytes, it reads none outside them.
-    static func read(_ bytes: UnsafeRawBufferPointer) -> Reading {
+    static func read(_ bytes: UnsafeRawBufferPointer) -> FrameScan {
         guard bytes.count >= headerSize else { return .partial(needs: headerSize) }
         let length = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
         guard length >= headerSize - 4 else {
