@@ -38,6 +38,30 @@ import Testing
         #expect(scratch.workerCalls("inhost").map(\.id) == ["m1", "m3"])
     }
 
+    /// A worker that cannot start again after a crash (its create fails
+    /// from then on) counts as one that crashed again: past the limit the
+    /// plugin is disabled and the messages that wait for it fail, instead
+    /// of waiting for a worker forever; the host exits 0.
+    @Test func aWorkerThatCannotStartAgainCountsAsACrash() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.worker("worker", [.data], settings: ["create_fault": "again"]) + scratch.worker("inhost", [.background])
+        let run = try scratch.runHost(
+            plugins + ["--isolate", "worker", "--worker-crash-limit", "2"],
+            stdin: ndjson(Self.message("m1"), Self.message("m2", Self.crash), Self.message("m3"), Self.message("m4")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["delivered", "failed", "failed", "failed"], "\(run.stderr)")
+        #expect(run.line("m2")?["error"] as? String == "plugin worker crashed in on_data: SIGSEGV")
+        for id in ["m3", "m4"] {
+            #expect((run.line(id)?["error"] as? String)?.hasPrefix("plugin worker is disabled") == true, "\(id): \(run.report)")
+        }
+        #expect(run.stderrLines.contains {
+            $0.contains("plugin worker could not start its worker again: create returned NULL") && $0.contains("crash 2 of --worker-crash-limit 2")
+        }, "\(run.stderr)")
+        #expect(run.stderrLines.contains { $0.contains("plugin worker disabled: its worker crashed 3 times") }, "\(run.stderr)")
+        #expect(scratch.workerCalls().map(\.call) == ["on_data m1", "on_data m2"])
+        #expect(scratch.workerCalls("inhost").map(\.id) == ["m1"])
+    }
+
     /// By default the sixth crash in a row disables the plugin; the restarts
     /// before it wait 0.1, 0.2, 0.4, 0.8 and 1.6 s.
     @Test func byDefaultTheSixthCrashDisablesAfterBackoffs() throws {

@@ -26,7 +26,8 @@ extension PluginSource {
     /// faults of ``workerAttacks``, which attack the host through the
     /// worker's channel. The setting `create_fault=garbage` writes 20 bytes
     /// that are no frame to that channel from create, before the worker's
-    /// first frame.
+    /// first frame; `create_fault=again` makes create return NULL once its
+    /// log exists (every start after the first fails).
     static func worker(name: String, roles: Set<ProbeRole>, targets: [String] = []) -> String {
         var (fields, prelude) = descriptorFields(roles: roles, targets: targets)
         if roles.contains(.action) { fields.append(".on_action = on_action") }
@@ -68,6 +69,11 @@ extension PluginSource {
             static void *create(const ph_host *h, const ph_config *c) {
                 const char *path = h->config_get(c, "log");
                 if (!path) { h->log(h, PH_LOG_ERROR, "no log setting"); return NULL; }
+                const char *fault = h->config_get(c, "create_fault");
+                if (fault && strcmp(fault, "again") == 0 && access(path, F_OK) == 0) {
+                    h->log(h, PH_LOG_ERROR, "started before: create fails");
+                    return NULL;
+                }
                 worker *self = calloc(1, sizeof *self);
                 if (!self) return NULL;
                 self->host = h;
@@ -75,8 +81,7 @@ extension PluginSource {
                 self->out = fopen(path, "a");
                 if (!self->out) { h->log(h, PH_LOG_ERROR, "cannot open the log"); free(self); return NULL; }
                 say(self, "create %d %d", (int)getpid(), (int)getppid());
-                const char *garbage = h->config_get(c, "create_fault");
-                if (garbage && strcmp(garbage, "garbage") == 0) {
+                if (fault && strcmp(fault, "garbage") == 0) {
                     ssize_t written = write(3, "garbage, not a frame", 20);
                     (void)written;
                 }

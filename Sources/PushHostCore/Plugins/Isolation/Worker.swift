@@ -308,8 +308,7 @@ final class Worker {
         if case .stopped = phase { return }
         let exitedCleanly = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
         if case .recycling = phase, exitedCleanly, malformed == nil {
-            restart()
-            return
+            return restart(verdicts: verdicts)
         }
         let how = Self.describe(status)
         var underWay: String?
@@ -330,13 +329,20 @@ final class Worker {
         }
         pending.removeAll()
         out.removeAll(keepingCapacity: true)
+        let place = underWay.map { "in \($0)" } ?? "between calls"
+        let what = malformed
+            ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)")
+        noteCrash(what, verdicts: verdicts)
+    }
+
+    /// Counts a crash of the worker (`what` it did), then starts it again
+    /// after a backoff, or disables the plugin past `--worker-crash-limit`,
+    /// failing the calls that wait.
+    private func noteCrash(_ what: String, verdicts: Workers.VerdictTaker) {
         let now = MonotonicClock.now()
         if now &- startedAt > 10_000_000_000 { inARow = 0 }
         inARow += 1
         crashes = crashes.filter { now &- $0 < UInt64(launch.crashWindow * 1e9) } + [now]
-        let place = underWay.map { "in \($0)" } ?? "between calls"
-        let what = malformed
-            ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)")
         if crashes.count > launch.crashLimit {
             logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
             phase = .disabled
@@ -370,18 +376,17 @@ final class Worker {
 
     /// Starts the worker again when its backoff is over, and sends it the
     /// calls that were waiting.
-    func restartIfDue(now: UInt64) {
+    func restartIfDue(now: UInt64, verdicts: Workers.VerdictTaker) {
         guard case .restarting(let at) = phase, at <= now else { return }
-        restart()
+        restart(verdicts: verdicts)
     }
 
-    private func restart() {
+    private func restart(verdicts: Workers.VerdictTaker) {
         do {
             _ = try start()
         } catch {
-            logger.error("plugin \(name): its worker did not start again: \(error)")
-            phase = .restarting(at: MonotonicClock.now() &+ 1_000_000_000)
-            return
+            // As a crash: a plugin that can never start again is disabled, and its calls fail.
+            return noteCrash("could not start its worker again: \(error)", verdicts: verdicts)
         }
         for call in calls[head...] {
             encode(call)

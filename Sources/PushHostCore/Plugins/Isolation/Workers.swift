@@ -174,7 +174,7 @@ package final class Workers {
             }
         }
         let now = MonotonicClock.now()
-        for worker in all { worker.restartIfDue(now: now) }
+        for worker in all { worker.restartIfDue(now: now, verdicts: verdicts) }
     }
 
     /// Milliseconds until a worker is due to start again; -1 when none is.
