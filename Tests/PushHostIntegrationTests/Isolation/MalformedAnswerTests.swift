@@ -26,9 +26,8 @@ import Testing
         Case(fault: "ring-complete", wrong: "a verdict for call 999999, which is not waiting for one"),
     ]
 
-    static let input = ndjson(
-        #"{"message_id":"m1","data":{}}"#, #"{"message_id":"m2","data":{"fault":"FAULT"}}"#,
-        #"{"message_id":"m3","data":{}}"#, #"{"message_id":"m4","data":{}}"#)
+    /// m2 carries the fault, as in the crash and hang cases.
+    static let input = IsolatedFaultTests.input
 
     @Test(arguments: cases)
     func aMalformedAnswerFailsOnlyItsMessage(_ attack: Case) throws {
