@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Takes the README's screenshot of a real notification: dunst on a virtual X
+# Takes docs/desktop.md's screenshot of a real notification: dunst on a virtual X
 # screen (Xvfb), on a session bus of its own (dbus-run-session), showing a
 # message that pushhost posted through the desktop plugin.
 #
