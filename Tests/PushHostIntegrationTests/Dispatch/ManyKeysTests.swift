@@ -10,36 +10,6 @@ import Testing
     /// Far beyond the time any linear pass over 15 MB takes, even unoptimized.
     static let patience = Duration.seconds(120)
 
-    /// A data plugin that writes, per message, the length of `message_json`,
-    /// the length of `message_get(m, "data")`, how many keys that object has
-    /// (its values hold no colon), and `data.k1`.
-    static let counter = PluginSource.descriptor(
-        #".name = "counter", .version = "1.0.0", .create = create, .destroy = destroy, .on_data = on_data"#,
-        prelude: #"""
-            #include <string.h>
-            typedef struct counter { const ph_host *host; FILE *out; } counter;
-            static void *create(const ph_host *h, const ph_config *c) {
-                counter *self = calloc(1, sizeof *self);
-                if (!self || !(self->out = fopen(h->config_get(c, "log"), "a"))) return NULL;
-                self->host = h;
-                return self;
-            }
-            static void destroy(void *p) { counter *self = p; fclose(self->out); free(self); }
-            static ph_verdict on_data(void *p, const ph_message *m) {
-                counter *self = p;
-                size_t length = 0;
-                const char *json = self->host->message_json(m, &length);
-                const char *data = self->host->message_get(m, "data");
-                const char *k1 = self->host->message_get(m, "data.k1");
-                size_t keys = 0;
-                for (const char *c = data; c && *c; c++) keys += *c == ':';
-                fprintf(self->out, "%s json=%zu/%zu data=%zu keys=%zu k1=%s first=%.12s\n", self->host->message_id(m),
-                        length, strlen(json), data ? strlen(data) : 0, keys, k1 ? k1 : "NULL", data ? data : "NULL");
-                fflush(self->out);
-                return PH_CONTINUE;
-            }
-            """#)
-
     /// The data members `k0` ... `k(count-1)`, then `k0` again: the merged
     /// object keeps `k0` first, with its last value.
     static func data(_ count: Int) -> (record: String, merged: String) {
@@ -67,9 +37,12 @@ import Testing
         return host.waitForExit(timeout: patience)
     }
 
+    /// `counter` (Tests/Fixtures/plugins/counter.c) writes, per message, the
+    /// lengths of `message_json` and of `data`, the count of its keys, and
+    /// `data.k1`.
     @Test func aMillionKeysThroughACPlugin() throws {
         let scratch = try Scratch()
-        let plugin = try scratch.plugin("counter.so", Self.counter)
+        let plugin = try scratch.plugin("counter.so", PluginSource.fixture("counter"))
         let (data, merged) = Self.data(Self.keyCount)
         let input = ndjson(#"{"message_id":"big","data":\#(data)}"#, #"{"message_id":"small","data":{"k1":"one"}}"#)
         let exit = try Self.run(scratch, ["--plugin", plugin, "--set", "counter.log=\(scratch.file("counter.log"))",
@@ -108,7 +81,7 @@ import Testing
     /// and stops promptly, without reading the rest.
     @Test func sigtermDuringManyKeyWorkStopsPromptly() throws {
         let scratch = try Scratch()
-        let plugin = try scratch.plugin("counter.so", Self.counter)
+        let plugin = try scratch.plugin("counter.so", PluginSource.fixture("counter"))
         signal(SIGPIPE, SIG_IGN)  // The host stops reading: writes then fail with EPIPE.
         let feed = Pipe()
         let host = try HostProcess(

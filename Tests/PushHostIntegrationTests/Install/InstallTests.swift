@@ -39,11 +39,13 @@ struct InstallTests {
         print("make install (release build, man pages, completions) took \(installed.duration)")
     }
 
+    /// The plugin is Tests/Fixtures/plugins/thirdparty.c: one background
+    /// handler that prints the title.
     @Test("a plugin compiled with pkg-config's flags loads into the installed host beside the samples")
     func thirdPartyPlugin() async throws {
         let installed = try await Installation.shared()
         let scratch = try Scratch()
-        try scratch.write("x.c", Self.thirdPartySource)
+        try scratch.write("x.c", PluginSource.fixture("thirdparty"))
         let compile = try Command.run(
             "sh", ["-c", "cc -shared -fPIC $(pkg-config --cflags pushhost) x.c -o libx.so"],
             environment: ["PKG_CONFIG_PATH": installed.pkgconfigdir], directory: scratch.path)
@@ -293,41 +295,4 @@ struct InstallTests {
     static func count(_ folder: String) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0
     }
-
-    /// A third-party C plugin: one background handler that prints the title.
-    static let thirdPartySource = """
-        #include <pushhost.h>
-        #include <stdio.h>
-        #include <stdlib.h>
-
-        typedef struct thirdparty { const ph_host *host; } thirdparty;
-
-        static void *create(const ph_host *host, const ph_config *config) {
-            (void)config;
-            thirdparty *self = malloc(sizeof *self);
-            if (self) self->host = host;
-            return self;
-        }
-
-        static void destroy(void *self) { free(self); }
-
-        static void on_background(void *p, const ph_message *m) {
-            thirdparty *self = p;
-            const char *title = self->host->message_get(m, "notification.title");
-            printf("thirdparty: %s\\n", title ? title : "(no title)");
-            fflush(stdout);
-        }
-
-        static const ph_plugin plugin = {
-            PH_PLUGIN_HEADER,
-            .name = "thirdparty",
-            .version = "0.1.0",
-            .description = "Prints the title of each message in the background.",
-            .create = create,
-            .destroy = destroy,
-            .on_background = on_background,
-        };
-
-        PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }
-        """
 }

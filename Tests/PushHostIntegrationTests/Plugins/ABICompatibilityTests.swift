@@ -8,37 +8,20 @@ import Testing
     /// The folder of the 1.0 header.
     static let include10 = Paths.fixtures.appendingPathComponent("pushhost-1.0").path
 
-    /// `source` with its entry wrapped: the descriptor is copied, exactly
-    /// `sizeof(ph_plugin)` bytes of the header it is built against, to the
-    /// end of a page whose next page is unreadable, so a host that read one
-    /// byte past a 1.0 descriptor would crash.
-    static func guarded(_ source: String) -> String {
-        """
-        #define _DEFAULT_SOURCE
-        #define ph_plugin_entry unguarded_entry
-        \(source)
-        #undef ph_plugin_entry
-        #include <string.h>
-        #include <sys/mman.h>
-        #include <unistd.h>
-        PH_EXPORT const ph_plugin *ph_plugin_entry(void) {
-            const ph_plugin *plugin = unguarded_entry();
-            if (!plugin) return NULL;
-            size_t page = (size_t)sysconf(_SC_PAGESIZE);
-            char *area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (area == MAP_FAILED) return NULL;
-            char *at = area + page - sizeof *plugin;
-            memcpy(at, plugin, sizeof *plugin);
-            if (mprotect(area + page, page, PROT_NONE) != 0) return NULL;
-            return (const ph_plugin *)(void *)at;
-        }
-        """
+    /// `source` with its entry wrapped (Tests/Fixtures/plugins/guarded-entry.c):
+    /// the descriptor is copied, exactly `sizeof(ph_plugin)` bytes of the
+    /// header it is built against, to the end of a page whose next page is
+    /// unreadable, so a host that read one byte past a 1.0 descriptor would
+    /// crash.
+    static func guarded(_ source: String) throws -> String {
+        "#define _DEFAULT_SOURCE\n#define ph_plugin_entry unguarded_entry\n" + source
+            + "\n#undef ph_plugin_entry\n" + (try PluginSource.fixture("guarded-entry"))
     }
 
     /// Builds the probe `app` in every role (a screen for target `a`),
     /// guarded, against the header in `include`; returns its path.
     static func probe(_ scratch: Scratch, include: String) throws -> String {
-        let source = guarded(PluginSource.probe(name: "app", roles: [.data, .background, .foreground, .token], targets: ["a"]))
+        let source = try guarded(PluginSource.probe(name: "app", roles: [.data, .background, .foreground, .token], targets: ["a"]))
         return try scratch.plugin("app.so", source, include: include)
     }
 

@@ -14,6 +14,9 @@ enum Paths {
     /// `pushhost-1.0/pushhost.h`, the header of ABI 1.0).
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
 
+    /// `Tests/Fixtures/plugins/`, the C sources of the plugins tests build.
+    static let fixturePlugins = fixtures.appendingPathComponent("plugins")
+
     /// The folder of the running test bundle, where `swift build` put the
     /// `pushhost` binary and the sample plugins.
     static let products: URL = {

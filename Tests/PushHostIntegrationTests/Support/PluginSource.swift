@@ -1,6 +1,15 @@
 /// C sources of small plugins that tests build with `cc`, as a third-party
 /// author would.
 enum PluginSource {
+    /// The text of `Tests/Fixtures/plugins/NAME.c`, after a `#define` line
+    /// for each of `defines` (`MACRO` or `MACRO VALUE`); a `#line` keeps cc's
+    /// messages pointing into the file.
+    static func fixture(_ name: String, defines: [String] = []) throws -> String {
+        let file = Paths.fixturePlugins.appendingPathComponent(name + ".c")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        return (defines.map { "#define \($0)\n" } + ["#line 1 \"\(file.path)\"\n", text]).joined()
+    }
+
     /// A plugin whose descriptor is `fields` (designated initializers, after
     /// `PH_PLUGIN_HEADER` unless `header` replaces it), with `prelude` before it.
     static func descriptor(_ fields: String, header: String = "PH_PLUGIN_HEADER", prelude: String = "") -> String {
@@ -14,34 +23,15 @@ enum PluginSource {
         """
     }
 
-    /// Handlers that do nothing, to give a descriptor roles.
-    static let noopHandlers = """
-        #define UNUSED __attribute__((unused))
-        UNUSED static ph_verdict on_data(void *self, const ph_message *m) { (void)self; (void)m; return PH_CONTINUE; }
-        UNUSED static void on_message(void *self, const ph_message *m) { (void)self; (void)m; }
-        UNUSED static void on_token(void *self, const char *t, const char *p) { (void)self; (void)t; (void)p; }
-        """
+    /// Handlers that do nothing (`on_data`, `on_message`, `on_token`), to
+    /// give a descriptor roles (Tests/Fixtures/plugins/noop.h).
+    static let noopHandlers = "#include \"noop.h\"\n"
 
     /// A background plugin named `name` that appends `create`, its settings
-    /// `keys` (as key=value) and `destroy` to the file at its `log` setting.
-    static func recorder(_ name: String, keys: [String] = []) -> String {
-        let settings = keys.map { key in
-            #"fprintf(out, "\#(key)=%s\n", h->config_get(c, "\#(key)") ? h->config_get(c, "\#(key)") : "(unset)");"#
-        }.joined(separator: "\n    ")
-        return descriptor(
-            #".name = "\#(name)", .version = "2.3.4", .create = create, .destroy = destroy, .on_background = on_message"#,
-            prelude: """
-                \(noopHandlers)
-                static FILE *out;
-                static void *create(const ph_host *h, const ph_config *c) {
-                    out = fopen(h->config_get(c, "log"), "a");
-                    if (!out) return NULL;
-                    fprintf(out, "create\\n");
-                    \(settings)
-                    fflush(out);
-                    return out;
-                }
-                static void destroy(void *self) { fprintf(self, "destroy\\n"); fclose(self); }
-                """)
+    /// `keys` (as key=value) and `destroy` to the file at its `log` setting
+    /// (Tests/Fixtures/plugins/recorder.c).
+    static func recorder(_ name: String, keys: [String] = []) throws -> String {
+        let list = keys.map { "\"\($0)\"" }.joined(separator: ", ")
+        return try fixture("recorder", defines: [#"NAME "\#(name)""#] + (keys.isEmpty ? [] : ["KEYS " + list]))
     }
 }

@@ -37,7 +37,8 @@ final class Scratch {
 
     /// Compiles C `source` into the shared library `name` with one `cc` line
     /// against `include` (include/pushhost.h by default), as a third-party
-    /// author would.
+    /// author would; `#include "FILE"` finds the files of
+    /// `Paths.fixturePlugins` (such as roles.h).
     ///
     /// Each distinct build is compiled once per test process (see
     /// `PluginBuilds`); `name` is a symbolic link to that library, so the
@@ -45,7 +46,7 @@ final class Scratch {
     @discardableResult
     func plugin(_ name: String, _ source: String, compiler: String = "cc", include: String = Paths.include.path) throws -> String {
         let arguments = ["-std=c11", "-Wall", "-Wextra", "-pedantic", "-Werror", "-fvisibility=hidden", "-shared", "-fPIC",
-                         "-I", include]
+                         "-I", include, "-iquote", Paths.fixturePlugins.path]
         let library = try PluginBuilds.shared.library(compiler: compiler, arguments: arguments, source: source)
         let output = file(name)
         try FileManager.default.createDirectory(
