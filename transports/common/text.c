@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char *vformat(const char *format, va_list args) {
     va_list measure;
@@ -34,23 +35,9 @@ void transport_log(const ph_host *host, ph_log_level level, const char *format, 
     free(text);
 }
 
-char *transport_json_quote(const char *s) {
-    size_t n = 2;
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) n += (*c == '"' || *c == '\\') ? 2 : *c < 0x20 ? 6 : 1;
-    char *out = malloc(n + 1), *at = out;
-    if (!out) return NULL;
-    *at++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            *at++ = '\\';
-            *at++ = (char)*c;
-        } else if (*c < 0x20) {
-            at += snprintf(at, 7, "\\u%04x", *c);
-        } else {
-            *at++ = (char)*c;
-        }
-    }
-    *at++ = '"';
-    *at = '\0';
-    return out;
+void transport_log_once(const ph_host *host, ph_log_level level, char **said, const char *line) {
+    if (*said && strcmp(*said, line) == 0) return;
+    free(*said);
+    *said = strdup(line);
+    host->log(host, level, line);
 }

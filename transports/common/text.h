@@ -1,8 +1,8 @@
 /*
  * text.h: the strings every transport plugin builds: formatted text and log
- * lines, and JSON string literals for the records it submits. Compiled into
- * each plugin (the Makefile adds the .c files of this folder); nothing here
- * is exported.
+ * lines, and problems logged once while they last (JSON string literals
+ * are json.h's). Compiled into each plugin (the Makefile adds the .c files
+ * of this folder); nothing here is exported.
  */
 #ifndef TRANSPORT_TEXT_H
 #define TRANSPORT_TEXT_H
@@ -16,8 +16,9 @@ char *transport_format(const char *format, ...) __attribute__((format(printf, 1,
 void transport_log(const ph_host *host, ph_log_level level, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* s as a JSON string, quotes included, in a new string (free it), or NULL:
- * a quote, a backslash or a control character is escaped. */
-char *transport_json_quote(const char *s);
+/* Logs line unless it is the line this call logged last with the same
+ * *said (which keeps a copy of it: free it and set it to NULL when the
+ * problem is over, and free it at the end), so that a problem that lasts is logged once. */
+void transport_log_once(const ph_host *host, ph_log_level level, char **said, const char *line);
 
 #endif

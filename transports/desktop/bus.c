@@ -36,12 +36,6 @@
  * rewrites the file once a second, not once per notification. */
 #define SAVE_MS 1000
 
-static uint64_t now_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-}
-
 /* Hands why to the caller (*failure), or frees it when the caller does not ask. */
 static void give(char **failure, char *why) {
     if (failure) *failure = why;
@@ -103,7 +97,7 @@ static void call_failed(desktop *self, const char *what, const char *doing, cons
                                        CALL_TIMEOUT_USEC / 1000000));
         line = transport_format("the notification server did not answer %s within %llu s: notifications are not "
                                 "shown for %d s, then tried again", what, CALL_TIMEOUT_USEC / 1000000, QUIET_MS / 1000);
-        self->quiet_until_ms = now_ms() + QUIET_MS;
+        self->quiet_until_ms = transport_now_ms() + QUIET_MS;
     } else {
         give(failure, transport_format("the notification server did not %s: %s: %s", doing, e->name, detail));
         line = transport_format("the notification server failed %s: %s", what, detail);
@@ -270,7 +264,7 @@ static int build_notify(desktop *self, const desktop_request *r, uint32_t replac
  * when needed. Whether it was shown; when not, *failure says why (it may be
  * NULL: out of memory). Problems are counted and logged (once). */
 static bool post(desktop *self, const desktop_request *r, char **failure) {
-    if (self->quiet_until_ms && now_ms() < self->quiet_until_ms) {
+    if (self->quiet_until_ms && transport_now_ms() < self->quiet_until_ms) {
         self->unshown++;
         *failure = transport_format("not tried: the notification server did not answer within %llu s less than %d s ago",
                                     CALL_TIMEOUT_USEC / 1000000, QUIET_MS / 1000);
@@ -322,7 +316,7 @@ static bool post(desktop *self, const desktop_request *r, char **failure) {
  * nothing to write). */
 static int save_posted(desktop *self) {
     if (!self->posted.dirty) return -1;
-    uint64_t now = now_ms();
+    uint64_t now = transport_now_ms();
     if (self->saved_ms && now < self->saved_ms + SAVE_MS) return (int)(self->saved_ms + SAVE_MS - now);
     desktop_posted_save(self);
     self->saved_ms = now;

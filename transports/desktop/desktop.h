@@ -6,7 +6,7 @@
  * hands the host an action event when a person taps the notification or one
  * of its buttons. Its files follow a message's way:
  *
- *   desktop.c   the descriptor, the settings, create/destroy, the source role
+ *   plugin.c    the descriptor, the settings, create/destroy, the source role
  *   request.c   [dispatch thread] a message -> a request (copied fields)
  *   handoff.c   a request from the dispatch thread to the bus thread, and its answer back
  *   bus.c       [bus thread] the session bus: connects, posts, follows the server
@@ -14,7 +14,7 @@
  *   posted.c    [bus thread] the notifications posted, by id, kept across restarts
  *   image.c     [bus thread] an image or icon -> a local file the server reads
  *   fetch.c     [bus thread] an http(s) image, downloaded from a public address only
- *   text.c      strings: markup escaping (../common/text.c: the rest)
+ *   text.c      strings: markup escaping (../common: settings, formats, log lines, JSON quoting, the clock)
  *
  * One thread of the plugin's own (the bus thread) owns the bus connection:
  * the notification server answers and signals on that one connection (GNOME
@@ -25,6 +25,7 @@
 #ifndef DESKTOP_H
 #define DESKTOP_H
 
+#include "../common/clock.h"
 #include "../common/settings.h"
 #include "../common/text.h"
 
@@ -217,7 +218,7 @@ char *desktop_fetch(desktop *self, const char *url, const char *what, const char
 /* Removes the downloads kept and their folder. */
 void desktop_fetch_cleanup(desktop *self);
 
-/* text.c (and ../common/text.h for formats, log lines and JSON quoting) */
+/* text.c (and ../common/text.h for formats and log lines, ../common/json.h for JSON quoting) */
 char *desktop_markup_escape(const char *s);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * desktop.c: the desktop plugin's descriptor, settings and lifetime.
+ * plugin.c: the desktop plugin's descriptor, settings and lifetime.
  *
  * Background role (on_background): each message becomes a desktop
  * notification (freedesktop Notify: title, body, icon, image, urgency,

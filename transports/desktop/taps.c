@@ -19,6 +19,7 @@
  * host has no room for waits here, in order, and is offered again.
  */
 #include "desktop.h"
+#include "../common/json.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -76,8 +77,8 @@ void desktop_taps_drop(desktop *self) {
 
 /* Puts the action event of p in line for the host. */
 static void queue_tap(desktop *self, desktop_posted *p, const char *action, const char *input) {
-    char *id = transport_json_quote(p->message_id), *key = transport_json_quote(action);
-    char *text = input ? transport_json_quote(input) : NULL;
+    char *id = json_quote(p->message_id), *key = json_quote(action);
+    char *text = input ? json_quote(input) : NULL;
     desktop_tap *t = calloc(1, sizeof *t);
     if (t && id && key && (text || !input)) {
         t->json = transport_format("{\"pushhost\":\"action\",\"id\":%s,\"action\":%s%s%s}", id, key,

@@ -12,6 +12,7 @@
  * the log.
  */
 #include "unifiedpush.h"
+#include "../common/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
     }
     /* The keys go with the endpoint: together they are the subscription a
      * server needs (pushhost token --subscription). */
-    char *quoted = transport_json_quote(e);
+    char *quoted = json_quote(e);
     char *p256dh = webpush_base64url(self->keys.public_key, sizeof self->keys.public_key);
     char *auth = webpush_base64url(self->keys.auth, sizeof self->keys.auth);
     char *json = quoted && p256dh && auth

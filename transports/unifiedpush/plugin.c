@@ -1,5 +1,5 @@
 /*
- * unifiedpush.c: the unifiedpush plugin's descriptor, settings and lifetime.
+ * plugin.c: the unifiedpush plugin's descriptor, settings and lifetime.
  *
  * A source plugin (ph.source/1): once started, its bus thread (session.c)
  * owns the application id on the session bus, registers with a UnifiedPush
@@ -22,14 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
-
-uint64_t up_now_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-}
 
 /* A bus name of reverse-DNS form: dot-separated elements of [A-Za-z0-9_-],
  * at least two, none starting with a digit, at most 255 bytes. */

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
-#include <time.h>
 
 #define DISTRIBUTOR_PREFIX "org.unifiedpush.Distributor."
 #define DISTRIBUTOR_PATH "/org/unifiedpush/Distributor"
@@ -24,17 +23,10 @@
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 60000
 
-void up_problem(unifiedpush *self, ph_log_level level, const char *problem) {
-    if (self->said && strcmp(self->said, problem) == 0) return;
-    free(self->said);
-    self->said = strdup(problem);
-    self->host->log(self->host, level, problem);
-}
-
 void up_retry_later(unifiedpush *self) {
     self->backoff_ms = self->backoff_ms ? self->backoff_ms * 2 : BACKOFF_FIRST_MS;
     if (self->backoff_ms > BACKOFF_MAX_MS) self->backoff_ms = BACKOFF_MAX_MS;
-    self->next_attempt_ms = up_now_ms() + self->backoff_ms;
+    self->next_attempt_ms = transport_now_ms() + self->backoff_ms;
 }
 
 static void drop_bus(unifiedpush *self) {
@@ -46,7 +38,7 @@ static int connect_bus(unifiedpush *self) {
     int r = sd_bus_open_user(&self->bus);
     if (r < 0) {
         char *why = transport_format("no session bus (%s): retrying", strerror(-r));
-        up_problem(self, PH_LOG_ERROR, why ? why : "no session bus");
+        transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "no session bus");
         free(why);
         self->bus = NULL;
         return -1;
@@ -57,7 +49,7 @@ static int connect_bus(unifiedpush *self) {
         char *why = r == -EEXIST || r == -EALREADY
             ? transport_format("the application id %s is owned by another process: retrying", self->settings.app_id)
             : transport_format("cannot own the application id %s: %s", self->settings.app_id, strerror(-r));
-        up_problem(self, PH_LOG_ERROR, why ? why : "cannot own the application id");
+        transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "cannot own the application id");
         free(why);
         drop_bus(self);
         return -1;
@@ -84,7 +76,7 @@ static char *find_distributor(unifiedpush *self) {
             ? transport_format("the distributor %s is not on the session bus: retrying", self->settings.distributor)
             : transport_format("no UnifiedPush distributor on the session bus (no name starts with " DISTRIBUTOR_PREFIX
                         "): retrying");
-        up_problem(self, PH_LOG_ERROR, why ? why : "no distributor");
+        transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "no distributor");
         free(why);
     }
     return result;
@@ -132,13 +124,13 @@ static void register_with(unifiedpush *self, const char *distributor) {
     if (r < 0) {
         char *why = transport_format("registration with %s failed: %s: retrying", distributor,
                               sd_bus_error_is_set(&error) ? error.message : strerror(-r));
-        up_problem(self, PH_LOG_ERROR, why ? why : "registration failed");
+        transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "registration failed");
         free(why);
         up_retry_later(self);
     } else if (!accepted) {
         char *why = transport_format("%s refused the registration: %s: retrying", distributor,
                               reason && *reason ? reason : "no reason given");
-        up_problem(self, PH_LOG_ERROR, why ? why : "registration refused");
+        transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "registration refused");
         free(why);
         up_retry_later(self);
     } else {
@@ -180,7 +172,7 @@ static bool wait_for_work(unifiedpush *self) {
         if (sd_bus_get_timeout(self->bus, &bus_until) >= 0 && bus_until != UINT64_MAX && bus_until / 1000 < until)
             until = bus_until / 1000;
     }
-    uint64_t now = up_now_ms();
+    uint64_t now = transport_now_ms();
     int timeout = until == UINT64_MAX ? -1 : until <= now ? 0 : (int)(until - now > 60000 ? 60000 : until - now);
     int n = poll(fds, self->bus ? 2 : 1, timeout);
     return !(n > 0 && fds[0].revents);
@@ -189,12 +181,12 @@ static bool wait_for_work(unifiedpush *self) {
 void *up_session_main(void *p) {
     unifiedpush *self = p;
     for (;;) {
-        if (self->next_attempt_ms != UINT64_MAX && up_now_ms() >= self->next_attempt_ms) attempt(self);
+        if (self->next_attempt_ms != UINT64_MAX && transport_now_ms() >= self->next_attempt_ms) attempt(self);
         int r;
         while (self->bus && (r = sd_bus_process(self->bus, NULL)) != 0) {
             if (r < 0) {
                 char *why = transport_format("the session bus connection was lost (%s): reconnecting", strerror(-r));
-                up_problem(self, PH_LOG_WARNING, why ? why : "the session bus connection was lost");
+                transport_log_once(self->host, PH_LOG_WARNING, &self->said, why ? why : "the session bus connection was lost");
                 free(why);
                 drop_bus(self);
                 self->backoff_ms = 0;

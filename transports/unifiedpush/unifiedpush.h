@@ -12,15 +12,17 @@
  *   Unregistered  a token event that removes the token; the connector
  *                 registers again
  *
- *   unifiedpush.c  the descriptor, the settings, create/destroy, the source role
+ *   plugin.c       the descriptor, the settings, create/destroy, the source role
  *   keys.c         the key pair, the auth secret and the connection token, kept in a file
  *   session.c      [bus thread] the connection, the name, registration and its retries
  *   connector.c    [bus thread] the Connector methods the distributor calls
  *   webpush.c      RFC 8291 decryption (libcrypto)
+ *   ../common      formats, log lines (a problem once while it lasts), JSON quoting, the clock
  */
 #ifndef UNIFIEDPUSH_H
 #define UNIFIEDPUSH_H
 
+#include "../common/clock.h"
 #include "../common/text.h"
 #include "webpush.h"
 
@@ -61,16 +63,11 @@ typedef struct unifiedpush {
     char *said;               /* the last problem logged, so that a repeated one is not */
 } unifiedpush;
 
-/* unifiedpush.c (and ../common/text.h for formats, log lines and JSON quoting) */
-uint64_t up_now_ms(void);
-
 /* keys.c: loads the key file at self->keys_path, or makes it (0600). 0, or -1 (logged). */
 int up_keys_load(unifiedpush *self);
 
 /* session.c */
 void *up_session_main(void *self);
-/* Logs problem once: not again while the same problem lasts. */
-void up_problem(unifiedpush *self, ph_log_level level, const char *problem);
 /* Registration failed or is gone: tries again after the backoff. */
 void up_retry_later(unifiedpush *self);
 
