@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *nats_error_text(natsStatus status) {
+const char *jetstream_error_text(natsStatus status) {
     const char *last = nats_GetLastError(NULL);
     if (!last || !*last) return natsStatus_GetText(status);
     /* libnats starts its text with where it was made: "(conn.c:4212): ". */
@@ -19,13 +19,13 @@ const char *nats_error_text(natsStatus status) {
 }
 
 /* The URL of the server the connection is on, or the first setting. */
-static void server_url(nats_plugin *self, natsConnection *connection, char *out, size_t size) {
+static void server_url(jetstream_plugin *self, natsConnection *connection, char *out, size_t size) {
     if (natsConnection_GetConnectedUrl(connection, out, size) != NATS_OK || !*out)
         snprintf(out, size, "%s", self->settings.servers[0]);
 }
 
 static void on_connected(natsConnection *connection, void *closure) {
-    nats_plugin *self = closure;
+    jetstream_plugin *self = closure;
     server_url(self, connection, self->url, sizeof self->url);
     atomic_store(&self->connected, true);
     transport_log(self->host, PH_LOG_INFO, "connected to %s", self->url);
@@ -35,7 +35,7 @@ static void on_connected(natsConnection *connection, void *closure) {
 }
 
 static void on_disconnected(natsConnection *connection, void *closure) {
-    nats_plugin *self = closure;
+    jetstream_plugin *self = closure;
     (void)connection;
     atomic_store(&self->connected, false);
     if (atomic_load(&self->submitting))
@@ -43,7 +43,7 @@ static void on_disconnected(natsConnection *connection, void *closure) {
 }
 
 static void on_reconnected(natsConnection *connection, void *closure) {
-    nats_plugin *self = closure;
+    jetstream_plugin *self = closure;
     server_url(self, connection, self->url, sizeof self->url);
     atomic_store(&self->connected, true);
     transport_log(self->host, PH_LOG_INFO, "connected again to %s", self->url);
@@ -58,8 +58,8 @@ static int64_t reconnect_delay(natsConnection *connection, int attempts, void *c
     return delay < 5000 ? delay : 5000;
 }
 
-static natsStatus make_options(nats_plugin *self) {
-    nats_settings *s = &self->settings;
+static natsStatus make_options(jetstream_plugin *self) {
+    jetstream_settings *s = &self->settings;
     natsOptions *o = NULL;
     natsStatus status = natsOptions_Create(&o);
     if (status == NATS_OK) status = natsOptions_SetServers(o, (const char **)s->servers, transport_list_count(s->servers));
@@ -75,10 +75,10 @@ static natsStatus make_options(nats_plugin *self) {
     return status;
 }
 
-int nats_connect(nats_plugin *self) {
+int jetstream_connect(jetstream_plugin *self) {
     natsStatus status = make_options(self);
     if (status != NATS_OK) {
-        transport_log(self->host, PH_LOG_ERROR, "cannot set up the connection: %s", nats_error_text(status));
+        transport_log(self->host, PH_LOG_ERROR, "cannot set up the connection: %s", jetstream_error_text(status));
         return -1;
     }
     /* A first try says why it fails: only when no server answers does the
@@ -93,24 +93,24 @@ int nats_connect(nats_plugin *self) {
         status = natsOptions_SetRetryOnFailedConnect(self->options, true, on_connected, self);
         if (status == NATS_OK) status = natsConnection_Connect(&self->connection, self->options);
         if (status != NATS_OK && status != NATS_NOT_YET_CONNECTED) {
-            transport_log(self->host, PH_LOG_ERROR, "cannot connect to %s: %s", servers[0], nats_error_text(status));
+            transport_log(self->host, PH_LOG_ERROR, "cannot connect to %s: %s", servers[0], jetstream_error_text(status));
             return -1;
         }
     } else {
         transport_log(self->host, PH_LOG_ERROR, "cannot connect to %s: %s", self->settings.servers[0],
-                      nats_error_text(status));
+                      jetstream_error_text(status));
         return -1;
     }
     status = natsConnection_JetStream(&self->js, self->connection, NULL);
     if (status != NATS_OK) {
-        transport_log(self->host, PH_LOG_ERROR, "cannot use JetStream: %s", nats_error_text(status));
+        transport_log(self->host, PH_LOG_ERROR, "cannot use JetStream: %s", jetstream_error_text(status));
         return -1;
     }
     return 0;
 }
 
 /* Sends what is buffered (the last Acks), then closes. */
-void nats_disconnect(nats_plugin *self) {
+void jetstream_disconnect(jetstream_plugin *self) {
     if (self->connection) {
         if (atomic_load(&self->connected)) natsConnection_FlushTimeout(self->connection, 2000);
         natsConnection_Close(self->connection);

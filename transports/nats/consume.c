@@ -31,7 +31,7 @@
 /* How long one fetch waits for a record: also how long stop waits at most. */
 #define FETCH_WAIT_MS 250
 
-void nats_give_back(natsMsg *record) {
+void jetstream_give_back(natsMsg *record) {
     natsMsg_Nak(record, NULL);
     natsMsg_Destroy(record);
 }
@@ -39,31 +39,31 @@ void nats_give_back(natsMsg *record) {
 /* Hands one record to the host: 0 taken, 1 taken after waiting for the
  * full host, -1 not taken (no memory, or the host is stopping: then no
  * consumer fetches again, so none fetches a record only to give it back). */
-static int submit(nats_consumer *c, natsMsg *record) {
-    nats_plugin *self = c->plugin;
-    nats_job *job = calloc(1, sizeof *job);
+static int submit(jetstream_consumer *c, natsMsg *record) {
+    jetstream_plugin *self = c->plugin;
+    jetstream_job *job = calloc(1, sizeof *job);
     if (!job) return -1;
     job->record = record;
     job->consumer = c;
     const char *data = natsMsg_GetData(record) ? natsMsg_GetData(record) : "";
     const size_t length = (size_t)natsMsg_GetDataLength(record);
-    nats_under_way(self, job);
-    int answer = self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, nats_record_done, job);
+    jetstream_under_way(self, job);
+    int answer = self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, jetstream_record_done, job);
     if (answer == 1) {
         pthread_mutex_lock(&self->lock);
         self->host_limit = self->in_host - 1; /* in_host counts this record, which the host did not take */
         pthread_mutex_unlock(&self->lock);
-        answer = self->intake->submit_record(self->host, data, length, 0, nats_record_done, job) == 0 ? 1 : -1;
+        answer = self->intake->submit_record(self->host, data, length, 0, jetstream_record_done, job) == 0 ? 1 : -1;
     }
     if (answer >= 0) return answer;
     atomic_store(&self->submitting, false);
-    nats_not_under_way(self, job);
+    jetstream_not_under_way(self, job);
     free(job);
     return -1;
 }
 
 /* How many records the next fetch asks for. */
-static int fetch_size(nats_plugin *self) {
+static int fetch_size(jetstream_plugin *self) {
     pthread_mutex_lock(&self->lock);
     const int room = self->host_limit - self->in_host;
     pthread_mutex_unlock(&self->lock);
@@ -71,25 +71,25 @@ static int fetch_size(nats_plugin *self) {
 }
 
 /* The host took a whole fetch without being full: it may have room for one more. */
-static void took_whole(nats_plugin *self) {
+static void took_whole(jetstream_plugin *self) {
     pthread_mutex_lock(&self->lock);
     if (self->host_limit < INT_MAX) self->host_limit++;
     pthread_mutex_unlock(&self->lock);
 }
 
 /* A fetch that failed while connected: logged once until one succeeds. */
-static void fetch_failed(nats_consumer *c, natsStatus status, jsErrCode code, bool *said) {
+static void fetch_failed(jetstream_consumer *c, natsStatus status, jsErrCode code, bool *said) {
     if (!atomic_load(&c->plugin->connected)) return; /* the connection's log line says why */
     if (!*said)
         transport_log(c->plugin->host, PH_LOG_ERROR, "cannot fetch from the consumer %s: %s (JetStream error %d): trying again",
-                      c->name, nats_error_text(status), (int)code);
+                      c->name, jetstream_error_text(status), (int)code);
     *said = true;
 }
 
-void *nats_consume_main(void *p) {
-    nats_consumer *c = p;
-    nats_plugin *self = c->plugin;
-    if (nats_wait_ready(self) < 0) return NULL;
+void *jetstream_consume_main(void *p) {
+    jetstream_consumer *c = p;
+    jetstream_plugin *self = c->plugin;
+    if (jetstream_wait_ready(self) < 0) return NULL;
     bool said = false;
     while (atomic_load(&self->submitting)) {
         natsMsgList list = {0};
@@ -102,7 +102,7 @@ void *nats_consume_main(void *p) {
             /* A consumer being deleted answers "Consumer Deleted" a moment
              * before it is gone: a check made at once could still find it. */
             usleep(FETCH_WAIT_MS * 1000);
-            if (self->settings.create && atomic_load(&self->connected)) nats_restore_consumer(self, c);
+            if (self->settings.create && atomic_load(&self->connected)) jetstream_restore_consumer(self, c);
             continue;
         }
         if (said) transport_log(self->host, PH_LOG_INFO, "fetching from the consumer %s again", c->name);
@@ -112,7 +112,7 @@ void *nats_consume_main(void *p) {
             natsMsg *record = list.Msgs[i];
             list.Msgs[i] = NULL;
             const int answer = atomic_load(&self->submitting) ? submit(c, record) : -1;
-            if (answer < 0) nats_give_back(record);
+            if (answer < 0) jetstream_give_back(record);
             full = full || answer == 1;
         }
         if (!full && list.Count == size) took_whole(self);

@@ -32,10 +32,12 @@
  *   setup.c       the stream and consumers: checked, or created when told to
  *   consume.c     [one thread per consumer] fetch, submit
  *   settle.c      Ack (from done); on the settling thread Nak, Term, InProgress, the dead-letter subject
+ *   ../common     settings, formats, log lines (a problem once while it lasts), the clock
  */
-#ifndef NATS_JETSTREAM_H
-#define NATS_JETSTREAM_H
+#ifndef JETSTREAM_H
+#define JETSTREAM_H
 
+#include "../common/clock.h"
 #include "../common/settings.h"
 #include "../common/text.h"
 
@@ -47,7 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct nats_settings {
+typedef struct jetstream_settings {
     char **servers;        /* nats:// URLs */
     char *credentials;     /* a .creds file, or NULL */
     char *stream;
@@ -62,39 +64,39 @@ typedef struct nats_settings {
     char *dead_letter;     /* a subject, or NULL */
     bool create;           /* create the stream and consumers when missing */
     int partitions;        /* 0: one consumer; N: N consumers with MaxAckPending 1 */
-} nats_settings;
+} jetstream_settings;
 
-struct nats_plugin;
+struct jetstream_plugin;
 
 /* One durable consumer and the thread that pulls from it. */
-typedef struct nats_consumer {
-    struct nats_plugin *plugin;
+typedef struct jetstream_consumer {
+    struct jetstream_plugin *plugin;
     char *name;
     char *filter;                 /* or NULL */
     natsSubscription *pull;       /* bound to the durable consumer, once set up */
     natsSubscription *advisories; /* MAX_DELIVERIES, in a queue group of the instances */
     pthread_t thread;
     bool thread_running;
-} nats_consumer;
+} jetstream_consumer;
 
 /* Work for the settling thread: a record the host is done with, or one the
  * server gave up on (an advisory). */
-typedef struct nats_job {
-    struct nats_job *next;
-    struct nats_job *under_way_prev, *under_way_next; /* in the host: the list InProgress goes to */
+typedef struct jetstream_job {
+    struct jetstream_job *next;
+    struct jetstream_job *under_way_prev, *under_way_next; /* in the host: the list InProgress goes to */
     natsMsg *record;     /* the delivered record, or NULL for an advisory */
     ph_result result;
     char *report;        /* the report line (copied), or NULL */
     uint64_t sequence;   /* an advisory's stream sequence */
     uint64_t deliveries; /* an advisory's delivery count */
-    nats_consumer *consumer;
-} nats_job;
+    jetstream_consumer *consumer;
+} jetstream_job;
 
-typedef struct nats_plugin {
+typedef struct jetstream_plugin {
     const ph_host *host;
     const ph_intake *intake;
-    nats_settings settings;
-    nats_consumer *consumers;
+    jetstream_settings settings;
+    jetstream_consumer *consumers;
     int consumer_count;
 
     natsOptions *options;
@@ -111,8 +113,8 @@ typedef struct nats_plugin {
     bool setting_up;           /* a consumer thread is setting them up */
     uint64_t setup_after_ms;   /* when to try again after a problem (CLOCK_MONOTONIC) */
     char *said;                /* the last setup problem logged, so that a repeated one is not */
-    nats_job *first_job, *last_job;
-    nats_job *under_way;       /* records in the host, newest first */
+    jetstream_job *first_job, *last_job;
+    jetstream_job *under_way;       /* records in the host, newest first */
     int in_host;               /* how many under_way holds */
     int host_limit;            /* how many records the host may hold: in_host when it last answered
                                   full, one more for each fetch it took whole since; from 1 (INT_MAX
@@ -120,44 +122,43 @@ typedef struct nats_plugin {
     bool settling;             /* the settling thread runs */
     bool ending;               /* destroy asks it to finish the jobs and end */
     pthread_t settler;
-} nats_plugin;
+} jetstream_plugin;
 
-/* settings.c: reads them all; 0, or -1 (logged). nats_settings_free frees them. */
-int nats_settings_read(const ph_host *host, const ph_config *config, nats_settings *out);
-void nats_settings_free(nats_settings *s);
+/* settings.c: reads them all; 0, or -1 (logged). jetstream_settings_free frees them. */
+int jetstream_settings_read(const ph_host *host, const ph_config *config, jetstream_settings *out);
+void jetstream_settings_free(jetstream_settings *s);
 
 /* connection.c: connects, or starts trying in the background when no
  * server answers. 0, or -1 (logged). */
-int nats_connect(nats_plugin *self);
-void nats_disconnect(nats_plugin *self);
+int jetstream_connect(jetstream_plugin *self);
+void jetstream_disconnect(jetstream_plugin *self);
 /* The last error libnats recorded on this thread, or the status's text. */
-const char *nats_error_text(natsStatus status);
+const char *jetstream_error_text(natsStatus status);
 
 /* setup.c: checks the stream and consumers (creates them with create=true)
  * and binds a pull subscription to each. 0; or -1 with *problem set (free
  * it) when the server has no such stream or consumer, or they differ from
  * the settings. */
-int nats_setup(nats_plugin *self, char **problem);
+int jetstream_setup(jetstream_plugin *self, char **problem);
 /* A consumer that fetching says is gone: created again with create=true
  * (the pull subscription goes on with it). */
-void nats_restore_consumer(nats_plugin *self, nats_consumer *consumer);
+void jetstream_restore_consumer(jetstream_plugin *self, jetstream_consumer *consumer);
 /* Waits until set up (0) or stopping (-1), trying again every 2 s. */
-int nats_wait_ready(nats_plugin *self);
-uint64_t nats_now_ms(void);
+int jetstream_wait_ready(jetstream_plugin *self);
 
 /* consume.c: the thread of one consumer. */
-void *nats_consume_main(void *consumer);
+void *jetstream_consume_main(void *consumer);
 
-/* settle.c: a record goes to the host, and comes back in its done (ctx: its nats_job). */
-void nats_under_way(nats_plugin *self, nats_job *job);
-void nats_not_under_way(nats_plugin *self, nats_job *job);
-void nats_record_done(void *job, ph_result result, const char *report_line);
+/* settle.c: a record goes to the host, and comes back in its done (ctx: its jetstream_job). */
+void jetstream_under_way(jetstream_plugin *self, jetstream_job *job);
+void jetstream_not_under_way(jetstream_plugin *self, jetstream_job *job);
+void jetstream_record_done(void *job, ph_result result, const char *report_line);
 /* Queues a job for the settling thread. */
-void nats_settle_later(nats_plugin *self, nats_job *job);
+void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job);
 /* A MAX_DELIVERIES advisory (a natsMsgHandler; closure: the consumer). */
-void nats_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer);
-void *nats_settle_main(void *self);
+void jetstream_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer);
+void *jetstream_settle_main(void *self);
 /* Naks a record at once (it was fetched but never submitted) and frees it. */
-void nats_give_back(natsMsg *record);
+void jetstream_give_back(natsMsg *record);
 
 #endif

@@ -21,14 +21,14 @@
 
 /* The consumers of the settings: durable, or durable-0 ... durable-(N-1)
  * with {partition} in the filter replaced by the partition. */
-static int make_consumers(nats_plugin *self) {
-    nats_settings *s = &self->settings;
+static int make_consumers(jetstream_plugin *self) {
+    jetstream_settings *s = &self->settings;
     int count = s->partitions ? s->partitions : 1;
     self->consumers = calloc((size_t)count, sizeof *self->consumers);
     if (!self->consumers) return -1;
     self->consumer_count = count;
     for (int i = 0; i < count; i++) {
-        nats_consumer *c = &self->consumers[i];
+        jetstream_consumer *c = &self->consumers[i];
         c->plugin = self;
         if (!s->partitions) {
             c->name = strdup(s->durable);
@@ -44,15 +44,15 @@ static int make_consumers(nats_plugin *self) {
     return 0;
 }
 
-static void nats_destroy(void *p);
+static void jetstream_destroy(void *p);
 
-static void *nats_create(const ph_host *host, const ph_config *config) {
+static void *jetstream_create(const ph_host *host, const ph_config *config) {
     const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
     if (!intake) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which this plugin needs");
         return NULL;
     }
-    nats_plugin *self = calloc(1, sizeof *self);
+    jetstream_plugin *self = calloc(1, sizeof *self);
     if (!self) {
         host->log(host, PH_LOG_ERROR, "out of memory");
         return NULL;
@@ -62,32 +62,32 @@ static void *nats_create(const ph_host *host, const ph_config *config) {
     self->host_limit = 1;
     pthread_mutex_init(&self->lock, NULL);
     pthread_cond_init(&self->changed, NULL);
-    if (nats_settings_read(host, config, &self->settings) < 0) {
-        nats_destroy(self);
+    if (jetstream_settings_read(host, config, &self->settings) < 0) {
+        jetstream_destroy(self);
         return NULL;
     }
     if (make_consumers(self) < 0) {
         host->log(host, PH_LOG_ERROR, "out of memory");
-        nats_destroy(self);
+        jetstream_destroy(self);
         return NULL;
     }
     return self;
 }
 
-static int start_thread(nats_plugin *self, pthread_t *thread, void *(*main)(void *), void *argument) {
+static int start_thread(jetstream_plugin *self, pthread_t *thread, void *(*main)(void *), void *argument) {
     int failed = pthread_create(thread, NULL, main, argument);
     if (failed) transport_log(self->host, PH_LOG_ERROR, "cannot start a thread: %s", strerror(failed));
     return failed ? -1 : 0;
 }
 
-static void nats_stop(void *p);
+static void jetstream_stop(void *p);
 
-static int nats_start(void *p) {
-    nats_plugin *self = p;
-    if (nats_connect(self) < 0) return -1;
+static int jetstream_start(void *p) {
+    jetstream_plugin *self = p;
+    if (jetstream_connect(self) < 0) return -1;
     if (atomic_load(&self->connected)) {
         char *problem = NULL;
-        if (nats_setup(self, &problem) < 0) {
+        if (jetstream_setup(self, &problem) < 0) {
             transport_log(self->host, PH_LOG_ERROR, "%s", problem ? problem : "out of memory");
             free(problem);
             return -1;
@@ -96,12 +96,12 @@ static int nats_start(void *p) {
         transport_log(self->host, PH_LOG_INFO, "reading the stream %s", self->settings.stream);
     }
     atomic_store(&self->submitting, true);
-    if (start_thread(self, &self->settler, nats_settle_main, self) < 0) return -1;
+    if (start_thread(self, &self->settler, jetstream_settle_main, self) < 0) return -1;
     self->settling = true;
     for (int i = 0; i < self->consumer_count; i++) {
-        nats_consumer *c = &self->consumers[i];
-        if (start_thread(self, &c->thread, nats_consume_main, c) < 0) {
-            nats_stop(self);
+        jetstream_consumer *c = &self->consumers[i];
+        if (start_thread(self, &c->thread, jetstream_consume_main, c) < 0) {
+            jetstream_stop(self);
             return -1;
         }
         c->thread_running = true;
@@ -109,8 +109,8 @@ static int nats_start(void *p) {
     return 0;
 }
 
-static void nats_stop(void *p) {
-    nats_plugin *self = p;
+static void jetstream_stop(void *p) {
+    jetstream_plugin *self = p;
     pthread_mutex_lock(&self->lock);
     atomic_store(&self->submitting, false);
     pthread_cond_broadcast(&self->changed);
@@ -122,10 +122,10 @@ static void nats_stop(void *p) {
         }
 }
 
-static void nats_destroy(void *p) {
-    nats_plugin *self = p;
+static void jetstream_destroy(void *p) {
+    jetstream_plugin *self = p;
     if (!self) return;
-    nats_stop(self);
+    jetstream_stop(self);
     if (self->settling) {
         pthread_mutex_lock(&self->lock);
         self->ending = true;
@@ -134,17 +134,17 @@ static void nats_destroy(void *p) {
         pthread_join(self->settler, NULL);
     }
     for (int i = 0; i < self->consumer_count; i++) {
-        nats_consumer *c = &self->consumers[i];
+        jetstream_consumer *c = &self->consumers[i];
         if (c->advisories) natsSubscription_Unsubscribe(c->advisories);
         natsSubscription_Destroy(c->advisories);
         natsSubscription_Destroy(c->pull);
         free(c->name);
         free(c->filter);
     }
-    nats_disconnect(self);
+    jetstream_disconnect(self);
     free(self->consumers);
     free(self->said);
-    nats_settings_free(&self->settings);
+    jetstream_settings_free(&self->settings);
     pthread_cond_destroy(&self->changed);
     pthread_mutex_destroy(&self->lock);
     free(self);
@@ -152,11 +152,11 @@ static void nats_destroy(void *p) {
 
 static const ph_source source = {
     .struct_size = sizeof(ph_source),
-    .start = nats_start,
-    .stop = nats_stop,
+    .start = jetstream_start,
+    .stop = jetstream_stop,
 };
 
-static const void *nats_get_extension(void *self, const char *id) {
+static const void *jetstream_get_extension(void *self, const char *id) {
     (void)self;
     return strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
 }
@@ -167,9 +167,9 @@ static const ph_plugin plugin = {
     .version = "1.0.0",
     .description = "Records from a NATS JetStream stream shared by many hosts: durable pull consumers, an Ack only once "
                    "done, retries with back-off, a dead-letter subject.",
-    .create = nats_create,
-    .destroy = nats_destroy,
-    .get_extension = nats_get_extension,
+    .create = jetstream_create,
+    .destroy = jetstream_destroy,
+    .get_extension = jetstream_get_extension,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

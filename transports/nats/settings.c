@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void nats_settings_free(nats_settings *s) {
+void jetstream_settings_free(jetstream_settings *s) {
     transport_free_list(s->servers);
     transport_free_list(s->subjects);
     free(s->credentials);
@@ -74,7 +74,7 @@ static bool is_subject(const char *s) {
     return true;
 }
 
-static int read_back_off(const ph_host *host, const char *value, nats_settings *s) {
+static int read_back_off(const ph_host *host, const char *value, jetstream_settings *s) {
     char **items = transport_split_list(value);
     if (!items) return -1;
     int count = transport_list_count(items);
@@ -96,7 +96,7 @@ static int read_back_off(const ph_host *host, const char *value, nats_settings *
 }
 
 /* The settings that name things: servers, stream, subjects, filter, durable. */
-static int read_names(const ph_host *host, const ph_config *config, nats_settings *s, bool *failed) {
+static int read_names(const ph_host *host, const ph_config *config, jetstream_settings *s, bool *failed) {
     const char *servers = host->config_get(config, "servers");
     s->servers = transport_split_list(servers && *servers ? servers : "nats://127.0.0.1:4222");
     const char *subjects = host->config_get(config, "subjects");
@@ -141,8 +141,8 @@ static int read_names(const ph_host *host, const ph_config *config, nats_setting
     return 0;
 }
 
-int nats_settings_read(const ph_host *host, const ph_config *config, nats_settings *out) {
-    nats_settings s = {0};
+int jetstream_settings_read(const ph_host *host, const ph_config *config, jetstream_settings *out) {
+    jetstream_settings s = {0};
     bool failed = false;
     double batch, ack_wait, max_deliver, partitions;
     const char *back_off = host->config_get(config, "back_off");
@@ -178,6 +178,6 @@ int nats_settings_read(const ph_host *host, const ph_config *config, nats_settin
     return 0;
 refused:
     if (failed) host->log(host, PH_LOG_ERROR, "out of memory");
-    nats_settings_free(&s);
+    jetstream_settings_free(&s);
     return -1;
 }

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-void nats_settle_later(nats_plugin *self, nats_job *job) {
+void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_lock(&self->lock);
     if (self->ending) { /* an advisory after the last job: another instance takes it */
         pthread_mutex_unlock(&self->lock);
@@ -37,7 +37,7 @@ void nats_settle_later(nats_plugin *self, nats_job *job) {
     pthread_mutex_unlock(&self->lock);
 }
 
-void nats_under_way(nats_plugin *self, nats_job *job) {
+void jetstream_under_way(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_lock(&self->lock);
     job->under_way_next = self->under_way;
     if (self->under_way) self->under_way->under_way_prev = job;
@@ -46,7 +46,7 @@ void nats_under_way(nats_plugin *self, nats_job *job) {
     pthread_mutex_unlock(&self->lock);
 }
 
-void nats_not_under_way(nats_plugin *self, nats_job *job) {
+void jetstream_not_under_way(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_lock(&self->lock);
     if (job->under_way_prev) job->under_way_prev->under_way_next = job->under_way_next;
     else self->under_way = job->under_way_next;
@@ -58,13 +58,13 @@ void nats_not_under_way(nats_plugin *self, nats_job *job) {
 
 /* Tells the server each record in the host is being worked on, which
  * restarts its ack_wait. Called with the lock held. */
-static void say_in_progress(nats_plugin *self) {
-    for (nats_job *job = self->under_way; job; job = job->under_way_next) natsMsg_InProgress(job->record, NULL);
+static void say_in_progress(jetstream_plugin *self) {
+    for (jetstream_job *job = self->under_way; job; job = job->under_way_next) natsMsg_InProgress(job->record, NULL);
 }
 
-void nats_record_done(void *p, ph_result result, const char *report_line) {
-    nats_job *job = p;
-    nats_not_under_way(job->consumer->plugin, job);
+void jetstream_record_done(void *p, ph_result result, const char *report_line) {
+    jetstream_job *job = p;
+    jetstream_not_under_way(job->consumer->plugin, job);
     if (result == PH_DONE) {
         natsMsg_Ack(job->record, NULL);
         natsMsg_Destroy(job->record);
@@ -78,7 +78,7 @@ void nats_record_done(void *p, ph_result result, const char *report_line) {
         free(job);
         return;
     }
-    nats_settle_later(job->consumer->plugin, job);
+    jetstream_settle_later(job->consumer->plugin, job);
 }
 
 /* The number after "key": in a JSON text, or 0. */
@@ -87,18 +87,18 @@ static uint64_t json_number(const char *json, const char *key) {
     return at ? strtoull(at + strlen(key), NULL, 10) : 0;
 }
 
-void nats_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer) {
+void jetstream_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer) {
     (void)connection;
     (void)sub;
-    nats_consumer *c = consumer;
+    jetstream_consumer *c = consumer;
     char *json = strndup(natsMsg_GetData(msg) ? natsMsg_GetData(msg) : "", (size_t)natsMsg_GetDataLength(msg));
-    nats_job *job = json ? calloc(1, sizeof *job) : NULL;
+    jetstream_job *job = json ? calloc(1, sizeof *job) : NULL;
     if (job) {
         job->consumer = c;
         job->sequence = json_number(json, "\"stream_seq\":");
         job->deliveries = json_number(json, "\"deliveries\":");
     }
-    if (job && job->sequence) nats_settle_later(c->plugin, job);
+    if (job && job->sequence) jetstream_settle_later(c->plugin, job);
     else {
         transport_log(c->plugin->host, PH_LOG_ERROR, "a MAX_DELIVERIES advisory without a stream sequence: %s", json ? json : "");
         free(job);
@@ -108,7 +108,7 @@ void nats_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg
 }
 
 /* The Nak delay of a record delivered `deliveries` times. */
-static int64_t back_off(const nats_settings *s, uint64_t deliveries) {
+static int64_t back_off(const jetstream_settings *s, uint64_t deliveries) {
     if (!s->back_off_count || deliveries == 0) return 0;
     uint64_t index = deliveries <= (uint64_t)s->back_off_count ? deliveries - 1 : (uint64_t)s->back_off_count - 1;
     return s->back_off_ms[index];
@@ -130,8 +130,8 @@ static void header(natsMsg *copy, const char *key, const char *value) {
 }
 
 /* Stores a copy on the dead-letter subject. 0, or -1 (logged). */
-static int copy_to_dead_letter(nats_plugin *self, const record_facts *r) {
-    nats_settings *s = &self->settings;
+static int copy_to_dead_letter(jetstream_plugin *self, const record_facts *r) {
+    jetstream_settings *s = &self->settings;
     char sequence[24], deliveries[24], id[256];
     snprintf(sequence, sizeof sequence, "%llu", (unsigned long long)r->sequence);
     snprintf(deliveries, sizeof deliveries, "%llu", (unsigned long long)r->deliveries);
@@ -158,7 +158,7 @@ static int copy_to_dead_letter(nats_plugin *self, const record_facts *r) {
     if (status != NATS_OK) {
         transport_log(self->host, PH_LOG_ERROR,
                       "cannot copy the record at %s sequence %s to the dead-letter subject %s: %s; it stays in the stream",
-                      s->stream, sequence, s->dead_letter, nats_error_text(status));
+                      s->stream, sequence, s->dead_letter, jetstream_error_text(status));
         return -1;
     }
     transport_log(self->host, PH_LOG_WARNING, "the record at %s sequence %s went to %s: %s", s->stream, sequence,
@@ -168,7 +168,7 @@ static int copy_to_dead_letter(nats_plugin *self, const record_facts *r) {
 
 /* The record is given up on: copied to the dead-letter subject, else logged
  * (its first 4,096 bytes) and dropped. 0, or -1 when the copy failed (the record is kept). */
-static int give_up(nats_plugin *self, const record_facts *r) {
+static int give_up(jetstream_plugin *self, const record_facts *r) {
     if (self->settings.dead_letter) return copy_to_dead_letter(self, r);
     transport_log(self->host, PH_LOG_ERROR,
                   "the record at %s sequence %llu is dropped (no dead_letter setting): %s%s%s; record %.*s%s",
@@ -179,7 +179,7 @@ static int give_up(nats_plugin *self, const record_facts *r) {
 }
 
 /* A record the host could not handle (PH_RETRY) or refused (PH_REJECTED). */
-static void settle_record(nats_plugin *self, nats_job *job) {
+static void settle_record(jetstream_plugin *self, jetstream_job *job) {
     if (job->result == PH_RETRY && !*job->report) {
         /* The host stopped before it ended: no fault of the record's; given
          * back at once (on its last delivery, the advisory takes it on). */
@@ -212,15 +212,15 @@ static void settle_record(nats_plugin *self, nats_job *job) {
 /* A record the server stopped delivering (MAX_DELIVERIES) with no done: its
  * instance died or hung on the last delivery. Copied from the stream, and
  * removed from a work-queue stream once copied. */
-static void settle_exhausted(nats_plugin *self, nats_job *job) {
-    nats_settings *s = &self->settings;
+static void settle_exhausted(jetstream_plugin *self, jetstream_job *job) {
+    jetstream_settings *s = &self->settings;
     natsMsg *stored = NULL;
     jsErrCode code = 0;
     natsStatus status = js_GetMsg(&stored, self->js, s->stream, job->sequence, NULL, &code);
     if (status != NATS_OK) {
         /* Gone already: settled late, or another instance copied it. */
         transport_log(self->host, PH_LOG_DEBUG, "advisory for %s sequence %llu: %s", s->stream,
-                      (unsigned long long)job->sequence, nats_error_text(status));
+                      (unsigned long long)job->sequence, jetstream_error_text(status));
         return;
     }
     char reason[64];
@@ -238,7 +238,7 @@ static void settle_exhausted(nats_plugin *self, nats_job *job) {
 }
 
 /* A third of ack_wait, from now (CLOCK_REALTIME, for the condition variable). */
-static struct timespec next_in_progress(const nats_plugin *self) {
+static struct timespec next_in_progress(const jetstream_plugin *self) {
     int64_t ms = self->settings.ack_wait_ms / 3 > 100 ? self->settings.ack_wait_ms / 3 : 100;
     struct timespec at;
     clock_gettime(CLOCK_REALTIME, &at);
@@ -248,8 +248,8 @@ static struct timespec next_in_progress(const nats_plugin *self) {
     return at;
 }
 
-void *nats_settle_main(void *p) {
-    nats_plugin *self = p;
+void *jetstream_settle_main(void *p) {
+    jetstream_plugin *self = p;
     pthread_mutex_lock(&self->lock);
     struct timespec in_progress = next_in_progress(self);
     for (;;) {
@@ -258,7 +258,7 @@ void *nats_settle_main(void *p) {
                 say_in_progress(self);
                 in_progress = next_in_progress(self);
             }
-        nats_job *job = self->first_job;
+        jetstream_job *job = self->first_job;
         if (!job) break;
         self->first_job = job->next;
         if (!self->first_job) self->last_job = NULL;

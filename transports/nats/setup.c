@@ -13,7 +13,7 @@
 
 /* What a server's answer means: a problem line naming what and why. */
 static char *failure(const char *what, natsStatus status, jsErrCode code) {
-    return transport_format("%s: %s (JetStream error %d)", what, nats_error_text(status), (int)code);
+    return transport_format("%s: %s (JetStream error %d)", what, jetstream_error_text(status), (int)code);
 }
 
 static bool holds(const jsStreamConfig *config, const char *subject) {
@@ -23,8 +23,8 @@ static bool holds(const jsStreamConfig *config, const char *subject) {
 }
 
 /* The stream: found (and holding each subject of the settings) or created. */
-static char *check_stream(nats_plugin *self) {
-    nats_settings *s = &self->settings;
+static char *check_stream(jetstream_plugin *self) {
+    jetstream_settings *s = &self->settings;
     jsStreamInfo *info = NULL;
     jsErrCode code = 0;
     natsStatus status = js_GetStreamInfo(&info, self->js, s->stream, NULL, &code);
@@ -55,8 +55,8 @@ static char *check_stream(nats_plugin *self) {
 
 /* With create: a stream STREAM_DEAD for the dead-letter subject, unless a
  * stream holds it already. */
-static char *create_dead_letter_stream(nats_plugin *self) {
-    nats_settings *s = &self->settings;
+static char *create_dead_letter_stream(jetstream_plugin *self) {
+    jetstream_settings *s = &self->settings;
     char *name = transport_format("%s_DEAD", s->stream);
     if (!name) return NULL;
     const char *subjects[] = {s->dead_letter};
@@ -83,8 +83,8 @@ static bool same_text(const char *a, const char *b) {
 }
 
 /* Where a consumer differs from the settings, or NULL. */
-static char *compare(nats_plugin *self, nats_consumer *c, const jsConsumerConfig *config) {
-    nats_settings *s = &self->settings;
+static char *compare(jetstream_plugin *self, jetstream_consumer *c, const jsConsumerConfig *config) {
+    jetstream_settings *s = &self->settings;
     const char *name = c->name;
     if (config->DeliverSubject && *config->DeliverSubject)
         return transport_format("the consumer %s is a push consumer; pushhost pulls", name);
@@ -110,8 +110,8 @@ static char *compare(nats_plugin *self, nats_consumer *c, const jsConsumerConfig
  * and the advisories. */
 /* The consumer's info: found, or created (with create=true). NULL, with
  * *problem set, when it is missing or the server fails. */
-static jsConsumerInfo *find_consumer(nats_plugin *self, nats_consumer *c, char **problem) {
-    nats_settings *s = &self->settings;
+static jsConsumerInfo *find_consumer(jetstream_plugin *self, jetstream_consumer *c, char **problem) {
+    jetstream_settings *s = &self->settings;
     jsConsumerInfo *info = NULL;
     jsErrCode code = 0;
     natsStatus status = js_GetConsumerInfo(&info, self->js, s->stream, c->name, NULL, &code);
@@ -141,14 +141,14 @@ static jsConsumerInfo *find_consumer(nats_plugin *self, nats_consumer *c, char *
     return info;
 }
 
-void nats_restore_consumer(nats_plugin *self, nats_consumer *c) {
+void jetstream_restore_consumer(jetstream_plugin *self, jetstream_consumer *c) {
     char *problem = NULL;
     jsConsumerInfo_Destroy(find_consumer(self, c, &problem));
     free(problem); /* the fetch's own log line says what is wrong */
 }
 
-static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_deliver, int64_t *ack_wait_ms) {
-    nats_settings *s = &self->settings;
+static char *check_consumer(jetstream_plugin *self, jetstream_consumer *c, int64_t *max_deliver, int64_t *ack_wait_ms) {
+    jetstream_settings *s = &self->settings;
     char *problem = NULL;
     jsConsumerInfo *info = find_consumer(self, c, &problem);
     if (!info) return problem;
@@ -169,15 +169,15 @@ static char *check_consumer(nats_plugin *self, nats_consumer *c, int64_t *max_de
     char *subject = transport_format("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", s->stream, c->name);
     char *group = transport_format("pushhost.%s.%s", s->stream, c->name);
     status = subject && group ? natsConnection_QueueSubscribe(&c->advisories, self->connection, subject, group,
-                                                               nats_on_advisory, c)
+                                                               jetstream_on_advisory, c)
                               : NATS_NO_MEMORY;
     free(subject);
     free(group);
     return status == NATS_OK ? NULL : failure("cannot listen for MAX_DELIVERIES advisories", status, 0);
 }
 
-int nats_setup(nats_plugin *self, char **problem) {
-    nats_settings *s = &self->settings;
+int jetstream_setup(jetstream_plugin *self, char **problem) {
+    jetstream_settings *s = &self->settings;
     *problem = check_stream(self);
     if (!*problem && s->create && s->dead_letter) *problem = create_dead_letter_stream(self);
     int64_t max_deliver = 0, ack_wait_ms = 0;
@@ -200,14 +200,8 @@ int nats_setup(nats_plugin *self, char **problem) {
     return -1;
 }
 
-uint64_t nats_now_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-}
-
 /* Waits for `changed` at most ms. Called with the lock held. */
-static void wait_changed(nats_plugin *self, long ms) {
+static void wait_changed(jetstream_plugin *self, long ms) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += ms / 1000;
@@ -216,31 +210,30 @@ static void wait_changed(nats_plugin *self, long ms) {
     pthread_cond_timedwait(&self->changed, &self->lock, &until);
 }
 
-int nats_wait_ready(nats_plugin *self) {
+int jetstream_wait_ready(jetstream_plugin *self) {
     pthread_mutex_lock(&self->lock);
     while (!self->ready && atomic_load(&self->submitting)) {
-        if (self->setting_up || !atomic_load(&self->connected) || nats_now_ms() < self->setup_after_ms) {
+        if (self->setting_up || !atomic_load(&self->connected) || transport_now_ms() < self->setup_after_ms) {
             wait_changed(self, 250);
             continue;
         }
         self->setting_up = true;
         pthread_mutex_unlock(&self->lock);
         char *problem = NULL;
-        int failed = nats_setup(self, &problem);
+        int failed = jetstream_setup(self, &problem);
         pthread_mutex_lock(&self->lock);
         self->setting_up = false;
         if (!failed) {
             self->ready = true;
             transport_log(self->host, PH_LOG_INFO, "reading the stream %s", self->settings.stream);
-        } else if (problem && (!self->said || strcmp(self->said, problem) != 0)) {
-            transport_log(self->host, PH_LOG_ERROR, "%s: trying again", problem);
-            free(self->said);
-            self->said = problem;
-            problem = NULL;
+        } else if (problem) {
+            char *line = transport_format("%s: trying again", problem);
+            transport_log_once(self->host, PH_LOG_ERROR, &self->said, line ? line : problem);
+            free(line);
         }
         free(problem);
         pthread_cond_broadcast(&self->changed);
-        if (!self->ready) self->setup_after_ms = nats_now_ms() + 2000;
+        if (!self->ready) self->setup_after_ms = transport_now_ms() + 2000;
     }
     bool ready = self->ready;
     pthread_mutex_unlock(&self->lock);

@@ -174,7 +174,7 @@ enum DesktopPlugin {
         libraries: ["libsystemd", "libcurl"], modules: ["dbusmock"], programs: ["/usr/bin/dbus-daemon"])
 
     /// The path of the built `libdesktop.so`.
-    static func path() throws -> String { try TransportBuild.library("desktop") }
+    static func path() throws -> String { try TransportBuild.library("desktop", file: "libdesktop.so") }
 }
 
 /// Starts `process` with its standard output a pipe and standard error

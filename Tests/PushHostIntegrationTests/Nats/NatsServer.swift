@@ -102,7 +102,7 @@ enum NatsPlugin {
     /// On CI always; elsewhere when nats-server and libnats are there.
     static let canRun = TransportBuild.canRun(libraries: ["libnats"], programs: ["/usr/sbin/nats-server"])
 
-    static func path() throws -> String { try TransportBuild.library("nats") }
+    static func path() throws -> String { try TransportBuild.library("nats", file: "libpushhost-nats.so") }
 
     static func tool() throws -> String { try TransportBuild.program("nats/jetstream.c", libraries: ["libnats"]) }
 }

@@ -15,12 +15,13 @@ enum TransportBuild {
         return String(cString: made)
     }()
 
-    /// The path of `libNAME.so`, built now unless it was before; throws
-    /// make's output when the build fails.
-    static func library(_ name: String) throws -> String {
+    /// The path of the transport `name`'s library, `file` (as the
+    /// Makefile names it), built now unless it was before; throws make's
+    /// output when the build fails.
+    static func library(_ name: String, file: String) throws -> String {
         try once(name) { folder in
             let transports = Paths.packageRoot.appendingPathComponent("transports").path
-            return (["make", "-C", transports, name, "OUT=\(folder)"], folder + "/lib\(name).so")
+            return (["make", "-C", transports, name, "OUT=\(folder)"], folder + "/" + file)
         }
     }
 

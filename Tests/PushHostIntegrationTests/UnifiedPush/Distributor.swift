@@ -62,5 +62,5 @@ enum UnifiedPushPlugin {
     static let canRun = TransportBuild.canRun(
         libraries: ["libsystemd", "libcrypto"], modules: ["dbusmock", "cryptography"], programs: ["/usr/bin/dbus-daemon"])
 
-    static func path() throws -> String { try TransportBuild.library("unifiedpush") }
+    static func path() throws -> String { try TransportBuild.library("unifiedpush", file: "libunifiedpush.so") }
 }
