@@ -56,7 +56,8 @@ docs := README.md LICENSE CHANGELOG.md
 
 # What swift build reads: when none is newer than the binary, `make install`
 # (as root, after `make`) builds nothing and writes nothing into $(SCRATCH).
-sources := Package.swift $(wildcard Package.resolved) $(shell find Sources plugins include -type f)
+# The samples include the transports' JSON quoting too.
+sources := Package.swift $(wildcard Package.resolved) $(shell find Sources plugins include -type f) transports/common/json.h
 
 # The .pc file's directories, relative to ${prefix} (and pluginsdir to
 # ${libdir}) where they lie inside it, as pkg-config files usually say them.

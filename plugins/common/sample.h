@@ -22,6 +22,9 @@
 
 #include <pushhost.h>
 
+/* json_quote: a string as a JSON string literal, the transports' own. */
+#include "../../transports/common/json.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,32 +88,6 @@ static inline void sample_log(const ph_host *host, ph_log_level level, const cha
     va_end(args);
     host->log(host, text ? level : PH_LOG_ERROR, text ? text : "out of memory");
     free(text);
-}
-
-/* s as a JSON string, quotes included, in a new string (free it), or NULL
- * when out of memory: a quote, a backslash or a control character in s is
- * escaped, so the result is safe inside a line or as a JSON value. */
-static inline char *sample_quote(const char *s) {
-    size_t n = 2;
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-        n += strchr("\"\\\n\r\t", *c) ? 2 : *c < 0x20 ? 6 : 1;
-    char *out = malloc(n + 1), *at = out;
-    if (!out) return NULL;
-    *at++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"': case '\\': *at++ = '\\'; *at++ = (char)*c; break;
-        case '\n': *at++ = '\\'; *at++ = 'n'; break;
-        case '\r': *at++ = '\\'; *at++ = 'r'; break;
-        case '\t': *at++ = '\\'; *at++ = 't'; break;
-        default:
-            if (*c < 0x20) at += snprintf(at, 7, "\\u%04x", *c);
-            else *at++ = (char)*c;
-        }
-    }
-    *at++ = '"';
-    *at = '\0';
-    return out;
 }
 
 /* The create() every sample shares: makes the state and opens the `path`

@@ -23,7 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
-#include "../common/sample.h" /* sample_text, sample_quote, sample_log */
+#include "../common/sample.h" /* sample_text, json_quote, sample_log */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +97,7 @@ static void enrich_intercept(void *p, ph_chain *chain) {
     const ph_message *m = self->chain->message(chain);
     if (h->message_get(m, "notification") && !sample_text(h->message_get(m, "notification.image"))) {
         char *image = fill(self, m);
-        char *json = image ? sample_quote(image) : NULL; /* set takes a JSON value */
+        char *json = image ? json_quote(image) : NULL; /* set takes a JSON value */
         if (image && !json) h->log(h, PH_LOG_ERROR, "out of memory");
         if (json && self->chain->set(chain, "notification.image", json) != 0)
             sample_log(h, PH_LOG_WARNING, "the host refused notification.image %s for message %s", json,

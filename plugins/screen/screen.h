@@ -88,7 +88,7 @@ static inline void screen_on_action(void *p, const ph_message *m, const char *ac
         return;
     }
     /* "<action> <quoted input>", built first: screen_report takes one value. */
-    char *quoted = sample_quote(input);
+    char *quoted = json_quote(input);
     char *value = quoted ? sample_format("%s %s", action, quoted) : NULL;
     if (!value) {
         h->log(h, PH_LOG_ERROR, "out of memory");
