@@ -25,8 +25,11 @@ import Testing
                 + scratch.probe("d", [.data], settings: ["verdict": "pending", "delay_ms": "100"])
                 + scratch.probe("bg", [.background])
                 + ["--max-pending", "8"])
+        // Every record done: the last ones submitted may still wait in the host when submit returns.
         eventually(timeout: .seconds(60)) {
-            SourcePluginTests.burstLines(scratch).contains("submitted all") || host.waitForExit(timeout: .zero) != nil
+            let lines = SourcePluginTests.burstLines(scratch)
+            return (lines.contains("submitted all") && lines.filter { $0.hasPrefix("done ") }.count == count)
+                || host.waitForExit(timeout: .zero) != nil
         }
         let exit = host.stop(timeout: .seconds(30))
         #expect(exit == .status(0), "\(host.stderr)")
