@@ -40,7 +40,7 @@ final class ChainLink: @unchecked Sendable {
         var state = State.idle
         /// Whether `intercept` is still running: an ending then needs no post.
         var inCall = false
-        var carried: (any Intercepted)?
+        var carried: (InFlight)?
         /// Whose turn it is.
         var plugin: InterceptorPlugin?
     }
@@ -64,7 +64,7 @@ final class ChainLink: @unchecked Sendable {
 
     /// A link for `plugin`'s turn with `carried`, under a fresh chain, marked
     /// as in the `intercept` call: `spare` (an idle link), else one from the pool.
-    static func open(carrying carried: any Intercepted, by plugin: InterceptorPlugin, spare: ChainLink?) -> ChainLink {
+    static func open(carrying carried: InFlight, by plugin: InterceptorPlugin, spare: ChainLink?) -> ChainLink {
         let link = spare ?? pool.withLock { $0.popLast() } ?? ChainLink()
         let slot = Handles.chains.claim(for: UInt(bitPattern: Unmanaged.passUnretained(link).toOpaque()))
         link.opaque = OpaquePointer(slot)
@@ -98,8 +98,8 @@ final class ChainLink: @unchecked Sendable {
 
     /// A posted turn: its ending and what it carried (the link goes back
     /// to the pool), or nil when that turn was closed already (the host stopped).
-    static func take(_ posted: Posted) -> (Ending, any Intercepted)? {
-        let taken = posted.link.turn.withLock { turn -> (Ending, any Intercepted)? in
+    static func take(_ posted: Posted) -> (Ending, InFlight)? {
+        let taken = posted.link.turn.withLock { turn -> (Ending, InFlight)? in
             guard UInt(bitPattern: turn.slot) == posted.slot, case .ended(let ending) = turn.state, let carried = turn.carried else {
                 return nil
             }
@@ -113,8 +113,8 @@ final class ChainLink: @unchecked Sendable {
     /// Closes a turn that has not ended (its deadline passed, or the host
     /// stops) and gives what it carried (the link goes back to the pool);
     /// nil when it ended meanwhile (its post is on the way).
-    func abandon(_ closing: InterceptorName.Closing) -> (any Intercepted)? {
-        let carried = turn.withLock { turn -> (any Intercepted)? in
+    func abandon(_ closing: InterceptorName.Closing) -> (InFlight)? {
+        let carried = turn.withLock { turn -> (InFlight)? in
             guard case .open = turn.state, let carried = turn.carried else { return nil }
             close(&turn, closing)
             return carried

@@ -71,7 +71,7 @@ final class Interceptors {
 
     /// Calls the interceptors in load order from where `item` stands, until
     /// one holds it or stops it, or all proceeded it.
-    func run<Item: Intercepted>(_ item: Item) -> Passage {
+    func run(_ item: InFlight) -> Passage {
         while item.interception.passed < plugins.count {
             let plugin = plugins[item.interception.passed]
             let link = ChainLink.open(carrying: item, by: plugin, spare: spare)
@@ -91,7 +91,7 @@ final class Interceptors {
 
     /// Notes how the turn of the interceptor `item` stands at ended; false
     /// when it stopped the message.
-    private func apply<Item: Intercepted>(_ ending: ChainLink.Ending, to item: Item) -> Bool {
+    private func apply(_ ending: ChainLink.Ending, to item: InFlight) -> Bool {
         let name = plugins[item.interception.passed].name
         switch ending {
         case .proceeded:
@@ -108,7 +108,7 @@ final class Interceptors {
     /// Takes the turns that ended on plugins' threads: each message goes on
     /// from there, and `body` gets those that passed every interceptor or
     /// were stopped, in the order their turns ended.
-    func takeEndings(_ body: (any Intercepted) -> Void) {
+    func takeEndings(_ body: (InFlight) -> Void) {
         for posted in inbox.take() {
             held[ObjectIdentifier(posted.link)] = nil
             guard let (ending, item) = ChainLink.take(posted) else { continue }
@@ -119,7 +119,7 @@ final class Interceptors {
 
     /// Fails every held message whose turn outlived `--data-timeout`, and
     /// hands it to `body`; a late `proceed` or `stop` is ignored.
-    func expireDeadlines(_ body: (any Intercepted) -> Void) {
+    func expireDeadlines(_ body: (InFlight) -> Void) {
         guard !held.isEmpty else { return }
         let now = MonotonicClock.now()
         for (key, turn) in held.sorted(by: { $0.value.deadline < $1.value.deadline }) where turn.deadline <= now {
@@ -140,7 +140,7 @@ final class Interceptors {
 
     /// The host stops: every held message, with the interceptor that holds
     /// it; their later `proceed` or `stop` is ignored.
-    func abandonAll() -> [(item: any Intercepted, by: String)] {
+    func abandonAll() -> [(item: InFlight, by: String)] {
         defer { held.removeAll() }
         return held.values.sorted { $0.deadline < $1.deadline }.compactMap { turn in
             turn.link.abandon(.hostStopped).map { ($0, plugins[$0.interception.passed].name) }
@@ -149,7 +149,7 @@ final class Interceptors {
 
     /// Calls `on_outcome` of every interceptor that proceeded `item`, the
     /// last one first, with its report line.
-    func tellOutcome(of item: any Intercepted, line: UnsafePointer<CChar>) {
+    func tellOutcome(of item: InFlight, line: UnsafePointer<CChar>) {
         let message = item.message.opaque
         for plugin in plugins[..<item.interception.passed].reversed() where plugin.hasOnOutcome {
             journal.enter(.onOutcome, plugin: plugin.index, source: item.message.source)

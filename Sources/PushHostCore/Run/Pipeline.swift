@@ -268,7 +268,7 @@ final class Pipeline: Intake {
     /// Lets every message whose interceptor's turn ended on another thread
     /// go on: to the next interceptor, else into the ordered stream.
     func takeEndings() {
-        interceptors.takeEndings { enter($0 as! InFlight, isCurrent: false) }
+        interceptors.takeEndings { enter($0, isCurrent: false) }
     }
 
     /// `takeCompletions` and `takeEndings`, for what was posted.
@@ -321,7 +321,7 @@ final class Pipeline: Intake {
     /// Fails every held message and counts every pending verdict past its
     /// deadline as failed, then finishes what became ready.
     func expireDeadlines() {
-        interceptors.expireDeadlines { enter($0 as! InFlight, isCurrent: false) }
+        interceptors.expireDeadlines { enter($0, isCurrent: false) }
         dataStage.expireDeadlines()
         drain()
     }
@@ -370,7 +370,7 @@ final class Pipeline: Intake {
     func stop() {
         settle()
         for (item, by) in interceptors.abandonAll() {
-            stopped(item as! InFlight, reason: "the host stopped while the interceptor \(by) held it")
+            stopped(item, reason: "the host stopped while the interceptor \(by) held it")
         }
         dataStage.forgetPending()
         while head < queue.count {

@@ -7,8 +7,8 @@ import Testing
     /// Upstream first: what every stage uses, then the stages in the order a
     /// message travels, then the run that joins them.
     static let order = [
-        "System", "JSON", "Intake", "Message", "State", "Plugins",
-        "Interceptors", "DataStage", "UIRoute", "AppState", "Report", "Actions", "Run",
+        "System", "JSON", "Records", "Journal", "Intake", "Message", "State", "Plugins",
+        "Flight", "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Run",
     ]
 
     static let library = URL(fileURLWithPath: #filePath)

@@ -4,7 +4,8 @@
 /// The reader thread fills a batch, then the dispatch thread reads it, then
 /// it goes back to the reader; `StdinReader` passes it between them.
 final class ParsedBatch: @unchecked Sendable {
-    enum Record {
+    /// One line of the batch, as the reader found it.
+    enum Line {
         /// A line that is one JSON text, as a document over `bytes` and `tape`.
         case parsed(JSONDocument, line: Int)
         /// A line that is not valid JSON.
@@ -17,7 +18,7 @@ final class ParsedBatch: @unchecked Sendable {
     /// Room for one token per byte, the most the lines of `bytes` can produce.
     let tape: UnsafeMutablePointer<JSONToken>
     private var tapeUsed = 0
-    private(set) var records: [Record] = []
+    private(set) var records: [Line] = []
     /// The input ended after these records.
     var isLast = false
     /// Reading failed after these records.
@@ -36,7 +37,7 @@ final class ParsedBatch: @unchecked Sendable {
     /// Parses with `reader` every line `lines` has at hand (views into
     /// `bytes`) and keeps the outcomes.
     func parse(_ lines: inout LineReader, reader: borrowing JSONReader) {
-        var records: [Record] = []
+        var records: [Line] = []
         swap(&records, &self.records)
         var used = tapeUsed
         while let line = lines.next() {

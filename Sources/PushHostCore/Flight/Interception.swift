@@ -30,10 +30,3 @@ final class InterceptorStop {
         self.reason = reason
     }
 }
-
-/// What the interceptor stage carries: a message, and where it stands
-/// among the interceptors.
-protocol Intercepted: AnyObject {
-    var message: Message { get }
-    var interception: Interception { get set }
-}

@@ -4,7 +4,7 @@
 ///
 /// Its message comes from ``MessagePool``, with a handle of its own, and
 /// goes back there (its handle retired) when the record goes.
-final class InFlight: Intercepted {
+final class InFlight {
     let message: Message
     @exclusivity(unchecked) var interception = Interception()
     /// The record's completion, when its source asked for one.
