@@ -1,6 +1,6 @@
-/// The normalized fields, as plugins read them (`message_id`,
-/// `message_target`, `message_get`, `message_json`) and as the report
-/// writes them.
+/// The normalized fields written as JSON: the message `message_json` hands
+/// out, and the id and target the report writes (`Message+access` reads
+/// single fields for plugins).
 extension Message {
     // MARK: For the host (dispatch thread)
 
