@@ -44,6 +44,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The public C header, imported by Swift through include/module.modulemap.
@@ -59,6 +60,8 @@ let package = Package(
                 "CJSONScan",
                 "CFFI",
                 .product(name: "Logging", package: "swift-log"),
+                // Deque: the queues of records, submissions and worker calls.
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(

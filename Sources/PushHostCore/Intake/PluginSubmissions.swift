@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import DequeModule
 
 /// Records that plugins submit through `ph.intake/1`, from any thread,
 /// waiting for the dispatch thread to hand them to the intake.
@@ -43,8 +44,7 @@ final class PluginSubmissions: @unchecked Sendable {
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Under `lock`:
-    private var queue: [Submission] = []
-    private var head = 0
+    private var queue = Deque<Submission>()
     /// Records the host holds (under way in the pipeline), as last noted.
     private var held = 0
     private var closed = false
@@ -92,7 +92,7 @@ final class PluginSubmissions: @unchecked Sendable {
         let number = (counts[plugin] ?? 0) + 1
         counts[plugin] = number
         queue.append(Submission(bytes: copy, source: .plugin(name: plugin, record: number), trust: trust, done: done, context: context))
-        if queue.count - head == 1 { wakePipe.wake() }
+        if queue.count == 1 { wakePipe.wake() }
         return .taken
     }
 
@@ -143,11 +143,11 @@ final class PluginSubmissions: @unchecked Sendable {
 
     /// Whether no accepted record waits.
     var isEmpty: Bool {
-        locked { head == queue.count }
+        locked { queue.isEmpty }
     }
 
     /// [under `lock`] Whether the host holds `limit` records with those queued here.
-    private var isFull: Bool { held + queue.count - head >= limit }
+    private var isFull: Bool { held + queue.count >= limit }
 
     /// The call of a submission's `done` with a record's outcome, or nil without one.
     private static func completion(of submission: Submission) -> RecordCompletion? {
@@ -166,17 +166,8 @@ final class PluginSubmissions: @unchecked Sendable {
     /// the dispatch thread notes the host's count again.
     private func next() -> Submission? {
         locked {
-            guard head < queue.count else { return nil }
-            let submission = queue[head]
-            head += 1
+            guard let submission = queue.popFirst() else { return nil }
             held += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 1024 && head * 2 >= queue.count {
-                queue.removeFirst(head)  // A queue that never empties: drop what was taken.
-                head = 0
-            }
             return submission
         }
     }

@@ -1,3 +1,4 @@
+import DequeModule
 import Logging
 
 /// Carries every record the intake takes through the stages, in arrival
@@ -62,10 +63,8 @@ final class Pipeline: Intake {
     private let maxPending: Int
     private var reader = JSONReader()
     private var current: InFlight
-    @exclusivity(unchecked) private var queue: [Waiting] = []
-    @exclusivity(unchecked) private var head = 0
-    @exclusivity(unchecked) private var delivered: [Delivered] = []
-    @exclusivity(unchecked) private var deliveredHead = 0
+    @exclusivity(unchecked) private var queue = Deque<Waiting>()
+    @exclusivity(unchecked) private var delivered = Deque<Delivered>()
     /// Records whose line went out after a worker's UI call, kept for the
     /// next messages (each with a fresh handle) instead of being freed.
     @exclusivity(unchecked) private var spare: [InFlight] = []
@@ -93,9 +92,9 @@ final class Pipeline: Intake {
         route.deallocate()
     }
 
-    private var queueIsEmpty: Bool { head == queue.count }
+    private var queueIsEmpty: Bool { queue.isEmpty }
 
-    private var deliveredIsEmpty: Bool { deliveredHead == delivered.count }
+    private var deliveredIsEmpty: Bool { delivered.isEmpty }
 
     /// Whether nothing waits: no held message, no pending verdict (a data
     /// call in a worker is one), no queued record, no UI call under way in a worker.
@@ -110,15 +109,15 @@ final class Pipeline: Intake {
     /// input, spool records, submissions) ends between two records when
     /// SIGINT or SIGTERM comes, not after its last one.
     var hasRoom: Bool {
-        interceptors.heldCount + dataStage.pending.count < maxPending && queue.count - head < maxPending * 64
-            && delivered.count - deliveredHead < maxPending && ShutdownSignal.received.load(ordering: .relaxed) == 0
+        interceptors.heldCount + dataStage.pending.count < maxPending && queue.count < maxPending * 64
+            && delivered.count < maxPending && ShutdownSignal.received.load(ordering: .relaxed) == 0
     }
 
     /// The records under way: held by interceptors, queued (waiting for a
     /// data verdict or for those before them), or waiting for a worker's
     /// UI call; what a source's submissions count against `--max-pending`.
     var heldCount: Int {
-        interceptors.heldCount + (queue.count - head) + (delivered.count - deliveredHead)
+        interceptors.heldCount + queue.count + delivered.count
     }
 
     // MARK: Arrival
@@ -288,17 +287,9 @@ final class Pipeline: Intake {
 
     /// Writes the report lines at the head of `delivered` whose worker calls ended.
     private func writeDelivered() {
-        while deliveredHead < delivered.count {
-            let entry = delivered[deliveredHead]
-            if let worker = entry.worker, !workers.isReturned(worker, entry.call) {
-                // Let the written entries go (and their records), once they are as many as those waiting.
-                if deliveredHead >= 64 && deliveredHead * 2 >= delivered.count {
-                    delivered.removeFirst(deliveredHead)
-                    deliveredHead = 0
-                }
-                return
-            }
-            deliveredHead += 1
+        while let entry = delivered.first {
+            if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return }
+            delivered.removeFirst()
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
             if spare.count < 64 {
                 entry.flight.recycle()
@@ -307,8 +298,6 @@ final class Pipeline: Intake {
                 spare.append(entry.flight)
             }
         }
-        delivered.removeAll(keepingCapacity: true)
-        deliveredHead = 0
     }
 
     /// Waits for every UI call under way in a worker, and writes the lines
@@ -373,17 +362,13 @@ final class Pipeline: Intake {
             stopped(item, reason: "the host stopped while the interceptor \(by) held it")
         }
         dataStage.forgetPending()
-        while head < queue.count {
-            let waiting = queue[head]
-            head += 1
+        while let waiting = queue.popFirst() {
             if case .message(let flight) = waiting, !dataStage.isDone(flight) {
                 stopped(flight, reason: "the host stopped before its data stage ended")
             } else {
                 finish(waiting)
             }
         }
-        queue.removeAll(keepingCapacity: true)
-        head = 0
         settle()
     }
 
@@ -399,19 +384,11 @@ final class Pipeline: Intake {
 
     /// Finishes every record at the head of the queue whose turn has come.
     private func drain() {
-        while head < queue.count {
-            if case .message(let flight) = queue[head], !dataStage.isDone(flight) {
-                // Let the finished records go (and their messages back to the pool),
-                // once they are as many as those still waiting: each moves once.
-                if head >= 64 && head * 2 >= queue.count { queue.removeFirst(head); head = 0 }
-                return
-            }
-            let waiting = queue[head]
-            head += 1
+        while let waiting = queue.first {
+            if case .message(let flight) = waiting, !dataStage.isDone(flight) { return }
+            queue.removeFirst()
             finish(waiting)
         }
-        queue.removeAll(keepingCapacity: true)
-        head = 0
     }
 
     // MARK: The end of a record's way

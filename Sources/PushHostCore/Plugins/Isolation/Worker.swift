@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import DequeModule
 import Logging
 
 /// An isolated plugin, as the host calls it: its handlers post calls to its
@@ -51,8 +52,8 @@ final class Worker {
     private(set) var process: WorkerProcess?
     @exclusivity(unchecked) private(set) var phase = Phase.running
     @exclusivity(unchecked) private var out: [UInt8] = []
-    @exclusivity(unchecked) private var calls: [Call] = []
-    @exclusivity(unchecked) private var head = 0
+    /// The calls posted and not answered yet, oldest first.
+    @exclusivity(unchecked) private var calls = Deque<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle.
     @exclusivity(unchecked) private var pending: [UInt64: UInt] = [:]
@@ -229,7 +230,7 @@ final class Worker {
     }
 
     /// Whether a call is still under way (a pending verdict is not a call).
-    var hasCallUnderWay: Bool { head < calls.count }
+    var hasCallUnderWay: Bool { !calls.isEmpty }
 
     /// Whether a UI call is still under way.
     var hasUIUnderWay: Bool { lastUI > returnedThrough }
@@ -243,15 +244,13 @@ final class Worker {
     /// one it found malformed itself.)
     func take(_ answers: [WorkerAnswer], verdicts: Workers.VerdictTaker) {
         guard let process, !rejected else { return }
-        defer { compact() }
         for answer in answers {
             switch answer {
             case .returned(let id, let verdict, let problem):
-                guard head < calls.count, calls[head].id == id else {
-                    let underWay = head < calls.count ? "call \(calls[head].id) is under way" : "no call is under way"
+                guard let call = calls.first, call.id == id else {
+                    let underWay = calls.first.map { "call \($0.id) is under way" } ?? "no call is under way"
                     return reject(process, "an answer to call \(id), where \(underWay)")
                 }
-                let call = calls[head]
                 advance()
                 if call.handler == .onData {
                     if verdict == PH_PENDING {
@@ -282,19 +281,9 @@ final class Worker {
         process.reject(MalformedAnswer(problem))
     }
 
+    /// The oldest call is answered (or failed).
     private func advance() {
-        returnedThrough = calls[head].id
-        head += 1
-    }
-
-    private func compact() {
-        if head == calls.count {
-            calls.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024 && head * 2 >= calls.count {
-            calls.removeFirst(head)
-            head = 0
-        }
+        returnedThrough = calls.removeFirst().id
     }
 
     /// The worker ended with wait `status`: fails the call under way and
@@ -312,8 +301,7 @@ final class Worker {
         }
         let how = Self.describe(status)
         var underWay: String?
-        if head < calls.count {
-            let call = calls[head]
+        if let call = calls.first {
             underWay = call.handler.name
             let reason = malformed.map { "plugin \(name) \($0)" }
                 ?? (timedOut
@@ -346,16 +334,14 @@ final class Worker {
         if crashes.count > launch.crashLimit {
             logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
             phase = .disabled
-            while head < calls.count {
-                fail(calls[head], disabledReason, verdicts: verdicts)
+            while let call = calls.first {
+                fail(call, disabledReason, verdicts: verdicts)
                 advance()
             }
-            compact()
             return
         }
         let backoff = min(0.1 * Double(1 << min(inARow - 1, 6)), 5)
         logger.error("plugin \(name) \(what); restarting its worker in \(backoff)s (crash \(crashes.count) of --worker-crash-limit \(launch.crashLimit) within \(launch.crashWindow)s)")
-        compact()
         phase = .restarting(at: now &+ UInt64(backoff * 1e9))
     }
 
@@ -388,7 +374,7 @@ final class Worker {
             // As a crash: a plugin that can never start again is disabled, and its calls fail.
             return noteCrash("could not start its worker again: \(error)", verdicts: verdicts)
         }
-        for call in calls[head...] {
+        for call in calls {
             encode(call)
             process?.notePosted()
         }
