@@ -287,9 +287,8 @@ final class Pipeline: Intake {
 
     /// Writes the report lines at the head of `delivered` whose worker calls ended.
     private func writeDelivered() {
-        while let entry = delivered.first {
-            if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return }
-            delivered.removeFirst()
+        while let entry = delivered.popFirst() {
+            if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return delivered.prepend(entry) }
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
             if spare.count < 64 {
                 entry.flight.recycle()
@@ -384,9 +383,9 @@ final class Pipeline: Intake {
 
     /// Finishes every record at the head of the queue whose turn has come.
     private func drain() {
-        while let waiting = queue.first {
-            if case .message(let flight) = waiting, !dataStage.isDone(flight) { return }
-            queue.removeFirst()
+        // Taken out, and put back when its turn has not come: one move each, no copies.
+        while let waiting = queue.popFirst() {
+            if case .message(let flight) = waiting, !dataStage.isDone(flight) { return queue.prepend(waiting) }
             finish(waiting)
         }
     }

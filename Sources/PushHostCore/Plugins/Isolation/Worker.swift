@@ -247,11 +247,12 @@ final class Worker {
         for answer in answers {
             switch answer {
             case .returned(let id, let verdict, let problem):
-                guard let call = calls.first, call.id == id else {
-                    let underWay = calls.first.map { "call \($0.id) is under way" } ?? "no call is under way"
-                    return reject(process, "an answer to call \(id), where \(underWay)")
+                guard let call = calls.popFirst() else { return reject(process, "an answer to call \(id), where no call is under way") }
+                guard call.id == id else {
+                    calls.prepend(call)  // Still under way: the crash that follows fails it.
+                    return reject(process, "an answer to call \(id), where call \(call.id) is under way")
                 }
-                advance()
+                returnedThrough = id
                 if call.handler == .onData {
                     if verdict == PH_PENDING {
                         pending[call.id] = call.address
