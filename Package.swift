@@ -49,7 +49,7 @@ let package = Package(
     targets: [
         // The public C header, imported by Swift through include/module.modulemap.
         .systemLibrary(name: "CPushHost", path: "include"),
-        // libffi, which calls the plain C functions of ffi handlers (SPEC section 13).
+        // libffi, which calls the plain C functions of ffi handlers (docs/plugins.md).
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         // The JSON reader's 16-byte vector step (SSE2 intrinsics).
         .target(name: "CJSONScan"),

@@ -4,7 +4,7 @@ import Glibc
 import CPushHost
 import Logging
 
-/// Where action events go (SPEC section 10): the message acted on is found
+/// Where action events go (docs/running.md, actions): the message acted on is found
 /// in the delivered store, checked for the action, and the action routed:
 ///
 /// ```

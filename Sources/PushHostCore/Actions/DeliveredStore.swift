@@ -4,7 +4,7 @@ import Glibc
 import Logging
 
 /// The messages the host delivered, kept in the state directory so that an
-/// action event finds its message, across restarts too (SPEC section 10).
+/// action event finds its message, across restarts too (docs/running.md, actions).
 ///
 /// Two files of NDJSON, `STATE/delivered.ndjson` and the one before it,
 /// `STATE/delivered.1.ndjson`, mode 0600. Each message the UI stage reached

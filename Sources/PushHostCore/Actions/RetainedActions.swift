@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Logging
 
-/// The actions waiting for their screen (SPEC section 10), in the order
+/// The actions waiting for their screen (docs/running.md, actions), in the order
 /// they were taken in, kept in `STATE/retained.ndjson` (mode 0600) so a
 /// restart keeps them: one line each, the whole file rewritten atomically
 /// on every change (actions are few; a person makes them).

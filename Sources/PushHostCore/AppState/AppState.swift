@@ -2,7 +2,7 @@ import Logging
 
 /// What the app shows and holds, changed by host events: the visible
 /// screens (none: the app is in the background) and the current token
-/// (SPEC section 5, token events).
+/// (docs/running.md, token events).
 final class AppState {
     /// The screens the app shows now, top first, and their names.
     private(set) var visible: VisibleScreens

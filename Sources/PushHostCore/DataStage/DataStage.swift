@@ -5,7 +5,7 @@ import CPushHost
 import Logging
 
 /// The data stage: every data plugin, in load order, gives its verdict on a
-/// message before any UI handler sees it (SPEC section 5, step 1).
+/// message before any UI handler sees it (docs/running.md, dispatch).
 ///
 /// A plugin may give `PH_PENDING` and its verdict later through `complete`,
 /// from any thread: the call is posted to an inbox that the dispatch thread

@@ -4,8 +4,8 @@ import Glibc
 import CPushHost
 import Logging
 
-/// The interceptor stage, between the intake and the data stage (SPEC
-/// section 11): the plugins that offer `ph.interceptor/1`, in load order,
+/// The interceptor stage, between the intake and the data stage
+/// (docs/plugins.md, interceptors): the plugins that offer `ph.interceptor/1`, in load order,
 /// each of which proceeds or stops every push message, now or later.
 ///
 /// A message goes from one interceptor to the next while each proceeds it

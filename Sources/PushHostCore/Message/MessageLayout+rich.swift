@@ -7,7 +7,7 @@ enum ActionsRewrite {
     case remove
 }
 
-/// The rich notification (SPEC section 10): `actions`, `image`, `icon`,
+/// The rich notification (docs/running.md, rich notifications): `actions`, `image`, `icon`,
 /// `click` and `style`, from wherever the payload's shape states them.
 extension MessageLayout {
     /// Completes the notification with the fields the payload states

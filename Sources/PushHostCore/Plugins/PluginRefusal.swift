@@ -31,7 +31,7 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     /// Its worker (`--isolate`) could not be started, or ended before the plugin was created.
     case workerFailed(String)
     /// An ffi manifest is malformed, or names a library, symbol or
-    /// signature that cannot be called (SPEC section 13).
+    /// signature that cannot be called (docs/plugins.md, ffi handlers).
     case ffi(String)
 
     package var description: String {

@@ -1,5 +1,5 @@
-/// A person acted on the notification of a delivered message (SPEC section
-/// 10): `{"pushhost":"action","id":"m-101","action":"tap"|"ACTION_ID","input":"..."}`.
+/// A person acted on the notification of a delivered message (docs/running.md,
+/// actions): `{"pushhost":"action","id":"m-101","action":"tap"|"ACTION_ID","input":"..."}`.
 struct ActionEvent: Equatable {
     /// The id of the message whose notification was acted on.
     let id: String

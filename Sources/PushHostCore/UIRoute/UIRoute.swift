@@ -1,7 +1,7 @@
 import CPushHost
 
 /// The UI stage: exactly one route for a message whose data stage let it
-/// through (SPEC section 5, step 2), chosen by the visible screens and the
+/// through (docs/running.md, dispatch), chosen by the visible screens and the
 /// message's target.
 ///
 /// ```

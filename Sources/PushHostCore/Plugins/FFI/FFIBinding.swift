@@ -60,7 +60,7 @@ enum FFILiteral {
 }
 
 /// What the value at a path of the normalized message can be, as far as the
-/// manifest can know before a message comes (SPEC section 4).
+/// manifest can know before a message comes (docs/running.md, input).
 enum FFIPathKind {
     case string
     case boolean

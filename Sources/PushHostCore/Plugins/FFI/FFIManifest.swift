@@ -1,7 +1,7 @@
 import CPushHost
 
 /// An ffi manifest `NAME.ffi.json` as read and checked, before any library
-/// is opened (SPEC section 13): the functions of plain C libraries bound to
+/// is opened (docs/plugins.md, ffi handlers): the functions of plain C libraries bound to
 /// the roles of one plugin named NAME.
 struct FFIManifest {
     let name: String

@@ -1,6 +1,6 @@
 import CFFI
 
-/// A word of the ffi manifest's closed vocabulary of types (SPEC section 13),
+/// A word of the ffi manifest's closed vocabulary of types (docs/plugins.md),
 /// and what it is in C and to libffi.
 enum FFIType: String, CaseIterable {
     case int8, int16, int32, int64
