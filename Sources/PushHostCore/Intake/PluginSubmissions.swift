@@ -18,7 +18,7 @@ import DequeModule
 /// callers included, and `giveBack` hands every record still queued back to
 /// its source without starting it: `PH_RETRY` and no report line, or, for a
 /// record whose source cannot take it back (no `done`), a failed line.
-final class PluginSubmissions: @unchecked Sendable {
+final class PluginSubmissions: Awaited, @unchecked Sendable {
     /// A plugin's `done` callback.
     typealias Done = ph_record_done
 
@@ -39,6 +39,12 @@ final class PluginSubmissions: @unchecked Sendable {
 
     /// Readable when something was submitted.
     var fd: Int32 { wakePipe.readEnd }
+
+    /// The wake-up of a submission, which ends the turn's wait: the run
+    /// loop delivers what was submitted at the start of the next.
+    func addWaits(to waits: inout PollSet) {
+        waits.watch(fd) {}
+    }
     private let wakePipe = WakePipe()
     private let limit: Int
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

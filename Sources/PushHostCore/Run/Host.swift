@@ -113,121 +113,24 @@ package final class Host {
 
     /// `run`, telling `notifier` how it stands.
     private func dispatch(notifying notifier: ServiceNotifier) throws(SetupError) {
-        let shutdown = ShutdownSignal.install()
         let report = pipeline.report
         _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline] in pipeline.flushAll() }
-        let input = StdinReader(fd: 0, maxBytes: options.maxBytes)
         let spool = try spool.map { spool throws(SetupError) in
             try SpoolSource(
                 spool: spool, maxBytes: options.maxBytes, events: options.spoolEvents, journal: journal, crashLimit: options.crashLimit, logger: logger,
                 durable: { report.sync() })
         }
+        let sources = RunLoop.Sources(
+            input: StdinReader(fd: 0, maxBytes: options.maxBytes), spool: spool, submissions: submissions,
+            stop: { [unowned self] in stopSources() }, untilStopped: spool != nil || !plugins.sources.isEmpty)
+        let loop = RunLoop(
+            pipeline: pipeline, sources: sources, notifier: notifier, journal: journal, stopTimeout: options.stopTimeout, logger: logger
+        ) { [pluginCount] progress in "dispatching: \(pluginCount); \(RunLoop.handled(progress))" }
         submissions.openOnThisThread()
         try startSources()
         notifier.ready(status: readyStatus(), progress: Self.progress(of: report))
         pipeline.begin()
-        /// Whether the manager's watchdog wants `WATCHDOG=1`: then a burst of
-        /// records in one turn feeds it between records (one clock read each).
-        let pings = notifier.pings
-        let pinging = pings ? PingingIntake(pipeline, notifier: notifier) : nil
-        /// Runs until a signal, not until standard input ends.
-        let untilStopped = spool != nil || !plugins.sources.isEmpty
-        var reading = true
-        var stopping = false
-        /// When a stop stops waiting for pending data verdicts (monotonic ns).
-        var stopDeadline: UInt64 = 0
-        while true {
-            if !stopping {
-                while reading, pipeline.hasRoom, let record = input.next() {
-                    pipeline.take(record)
-                    pipeline.takeCompletionsIfAny()
-                    if pings { notifier.pingIfDue() }
-                }
-                if let pinging { spool?.deliver(to: pinging) } else { spool?.deliver(to: pipeline) }
-            }
-            if !stopping, let failure = report.failure {
-                // Nothing taken now could be reported: stop taking, loudly.
-                logger.error("stopping: \(failure); taking nothing new, and no spool file moves")
-                stopping = true
-                stopDeadline = MonotonicClock.now()
-                notifier.stopping(status: "stopping: \(failure)")
-                stopSources()
-            }
-            if !stopping {
-                if let pinging { submissions.deliver(to: pinging) } else { submissions.deliver(to: pipeline) }
-            }
-            spool?.moveFinished()
-            reading = reading && !stopping && !input.finished
-            if !reading && (!untilStopped || stopping) && pipeline.isIdle && (spool?.nothingUnderWay ?? true) && submissions.isEmpty {
-                // Unless a stop began already, standard input ended.
-                notifier.stopping(status: "stopping: standard input ended; \(Self.handled(Self.progress(of: report)))")
-                break
-            }
-            if stopping && MonotonicClock.now() >= stopDeadline && !pipeline.isIdle {
-                journal.beginDrain()
-                pipeline.stop()
-                continue
-            }
-            pipeline.flush()
-            submissions.note(held: pipeline.heldCount)
-            let hasRoom = pipeline.hasRoom
-            var watched = [
-                pollfd(fd: pipeline.dataStage.inbox.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: pipeline.interceptors.inbox.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: pipeline.workers.inbox.fd, events: Int16(POLLIN), revents: 0),
-            ]
-            if reading && hasRoom { watched.append(pollfd(fd: input.fd, events: Int16(POLLIN), revents: 0)) }
-            if let spool, hasRoom && !stopping { watched.append(pollfd(fd: spool.fd, events: Int16(POLLIN), revents: 0)) }
-            if hasRoom { watched.append(pollfd(fd: submissions.fd, events: Int16(POLLIN), revents: 0)) }
-            if !stopping { watched.append(pollfd(fd: shutdown, events: Int16(POLLIN), revents: 0)) }
-            var wait = PollWait.sooner(pipeline.millisecondsToNextDeadline(), pipeline.actions.millisecondsToNextExpiry())
-            wait = PollWait.sooner(wait, pipeline.actions.store.millisecondsToWrite())
-            wait = PollWait.sooner(wait, pipeline.workers.millisecondsToNextRestart())
-            if stopping {
-                let left = Int32(min((stopDeadline &- min(stopDeadline, MonotonicClock.now())) / 1_000_000 + 1, 60_000))
-                wait = PollWait.sooner(wait, left)
-            }
-            if notifier.isActive {
-                wait = PollWait.sooner(wait, notifier.turn(progress: Self.progress(of: report)) { progress in
-                    "dispatching: \(pluginCount); \(Self.handled(progress))"
-                })
-            }
-            _ = poll(&watched, nfds_t(watched.count), wait)
-            for ready in watched where ready.revents != 0 {
-                switch ready.fd {
-                case pipeline.dataStage.inbox.fd:
-                    pipeline.takeCompletions()
-                case pipeline.interceptors.inbox.fd:
-                    pipeline.takeEndings()
-                case pipeline.workers.inbox.fd:
-                    pipeline.takeWorkerEvents()
-                    pipeline.takeCompletionsIfAny()
-                case input.fd:
-                    do {
-                        try input.fill()
-                    } catch where untilStopped {
-                        logger.warning("\(error); going on without standard input")
-                        reading = false
-                    }
-                case shutdown:
-                    logger.info("stopping: taking nothing new; records under way get --stop-timeout \(options.stopTimeout)s")
-                    stopping = true
-                    // Counted from the signal, as the watchdog counts it.
-                    let signalled = ShutdownSignal.firstAt.load(ordering: .relaxed)
-                    stopDeadline = (signalled == 0 ? MonotonicClock.now() : signalled) &+ UInt64(options.stopTimeout * 1e9)
-                    notifier.stopping(status: "stopping: SIGINT or SIGTERM; records under way get --stop-timeout \(options.stopTimeout)s")
-                    stopSources()
-                case spool?.fd:
-                    spool?.takeArrivals()
-                default:
-                    break  // Submissions: delivered at the top of the loop.
-                }
-            }
-            pipeline.takeWorkerEvents()
-            pipeline.expireDeadlines()
-            pipeline.expireRetained()
-        }
-        pipeline.flushAll()
+        try loop.run()
         if let failure = report.failure {
             throw SetupError("the run stopped early: \(failure)")
         }
@@ -258,12 +161,6 @@ package final class Host {
         ServiceNotifier.Counts(done: report.doneCount, failed: report.failedCount, rejected: report.rejectedCount)
     }
 
-    /// `12 records handled (1 failed, 2 rejected)`.
-    private static func handled(_ progress: ServiceNotifier.Counts) -> String {
-        let total = progress.done + progress.failed + progress.rejected
-        return "\(total) record\(total == 1 ? "" : "s") handled (\(progress.failed) failed, \(progress.rejected) rejected)"
-    }
-
     /// Calls every source plugin's `start`, in load order.
     ///
     /// - Throws: when one returns -1, after stopping the ones started.
@@ -291,25 +188,5 @@ package final class Host {
     package func shutdown() {
         stopSources()
         plugins.destroyAll()
-    }
-}
-
-/// An intake that feeds the manager's watchdog between the records a
-/// source hands over in one go (a burst of spool files, of plugin records),
-/// for a host whose manager wants `WATCHDOG=1`.
-private final class PingingIntake<Inner: Intake>: Intake {
-    private let inner: Inner
-    private let notifier: ServiceNotifier
-
-    init(_ inner: Inner, notifier: ServiceNotifier) {
-        self.inner = inner
-        self.notifier = notifier
-    }
-
-    var hasRoom: Bool { inner.hasRoom }
-
-    func take(_ record: borrowing Record) {
-        inner.take(record)
-        notifier.pingIfDue()
     }
 }

@@ -19,7 +19,7 @@ import Logging
 ///
 /// Everything here runs on the dispatch thread, so no two handlers of one
 /// plugin ever run at once.
-final class Pipeline: Intake {
+final class Pipeline: Intake, Awaited {
     private enum Waiting {
         case message(InFlight)
         case event(HostEvent, RecordSource, RecordCompletion?)
@@ -259,14 +259,14 @@ final class Pipeline: Intake {
     // MARK: Verdicts that come later
 
     /// Applies every `complete` posted so far, then finishes what became ready.
-    func takeCompletions() {
+    private func takeCompletions() {
         dataStage.takeCompletions()
         drain()
     }
 
     /// Lets every message whose interceptor's turn ended on another thread
     /// go on: to the next interceptor, else into the ordered stream.
-    func takeEndings() {
+    private func takeEndings() {
         interceptors.takeEndings { enter($0, isCurrent: false) }
     }
 
@@ -279,7 +279,7 @@ final class Pipeline: Intake {
 
     /// Applies what the workers answered (data verdicts go to the data
     /// stage's inbox), then writes the report lines that were waiting for them.
-    func takeWorkerEvents() {
+    private func takeWorkerEvents() {
         workers.takeEvents()
         drain()
         writeDelivered()
@@ -308,16 +308,37 @@ final class Pipeline: Intake {
 
     /// Fails every held message and counts every pending verdict past its
     /// deadline as failed, then finishes what became ready.
-    func expireDeadlines() {
+    private func expireDeadlines() {
         interceptors.expireDeadlines { enter($0, isCurrent: false) }
         dataStage.expireDeadlines()
         drain()
     }
 
-    /// Milliseconds until the nearest deadline of a held message or a
-    /// pending verdict, or -1 when there is none.
-    func millisecondsToNextDeadline() -> Int32 {
-        PollWait.sooner(interceptors.millisecondsToNextDeadline(), dataStage.millisecondsToNextDeadline())
+    /// The stages' inboxes (verdicts that came later, interceptors' turns
+    /// that ended on other threads, workers' answers) and their deadlines
+    /// (held messages, pending verdicts, retained actions, the store's next
+    /// write, a worker's restart).
+    func addWaits(to waits: inout PollSet) {
+        waits.watch(dataStage.inbox.fd) { [unowned self] in takeCompletions() }
+        waits.watch(interceptors.inbox.fd) { [unowned self] in takeEndings() }
+        waits.watch(workers.inbox.fd) { [unowned self] in
+            takeWorkerEvents()
+            takeCompletionsIfAny()
+        }
+        waits.wake(in: interceptors.millisecondsToNextDeadline())
+        waits.wake(in: dataStage.millisecondsToNextDeadline())
+        waits.wake(in: actions.millisecondsToNextExpiry())
+        waits.wake(in: actions.store.millisecondsToWrite())
+        waits.wake(in: workers.millisecondsToNextRestart())
+    }
+
+    /// What a turn of the run loop ends with: the workers' answers taken,
+    /// and the deadlines that passed applied (held messages, pending
+    /// verdicts, retained actions).
+    func endTurn() {
+        takeWorkerEvents()
+        expireDeadlines()
+        actions.expire(report: report)
     }
 
     // MARK: Actions and output
@@ -326,11 +347,6 @@ final class Pipeline: Intake {
     /// (`--foreground`), after expiring the old ones.
     func begin() {
         actions.deliverRetained(app: app, report: report)
-    }
-
-    /// Reports the retained actions whose time is up.
-    func expireRetained() {
-        actions.expire(report: report)
     }
 
     /// Sends the workers their calls; writes out the buffered report lines,

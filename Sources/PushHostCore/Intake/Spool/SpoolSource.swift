@@ -20,7 +20,7 @@ import Logging
 /// run loop, asks `durable()` once (the report lines of the batch must be
 /// on disk before any file leaves `new/`), then moves the batch and fsyncs
 /// the folders.
-final class SpoolSource {
+final class SpoolSource: Awaited {
     /// A file whose records are under way.
     private struct Progress {
         /// Records handed to the intake whose outcome is not known yet.
@@ -89,6 +89,11 @@ final class SpoolSource {
 
     /// Readable when files arrived.
     var fd: Int32 { watcher.fd }
+
+    /// The watch: files that arrive are queued for their turn.
+    func addWaits(to waits: inout PollSet) {
+        waits.watch(fd) { [unowned self] in takeArrivals() }
+    }
 
     /// Whether no record handed out waits for its outcome (files waiting
     /// their turn, or read in part, are not under way: after a stop they
