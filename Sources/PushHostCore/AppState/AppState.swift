@@ -10,20 +10,23 @@ final class AppState {
     private let screens: [String: VisibleScreens.Screen]
     private let tokens: TokenStore
     private let tokenPlugins: [PluginInstance]
-    private let workers: Workers
+    /// The order of calls across processes: the isolated token plugins' side.
+    private let order: any CallOrder
     private let journal: CrashJournal
     private let logger: Logger
 
     /// The state at start: in the foreground with the screens `foreground`
     /// names (top first), else in the background.
-    init(plugins: PluginSet, tokens: TokenStore, foreground: [String]?, journal: CrashJournal, logger: Logger) throws(SetupError) {
+    init(
+        plugins: PluginSet, order: any CallOrder, tokens: TokenStore, foreground: [String]?, journal: CrashJournal, logger: Logger
+    ) throws(SetupError) {
         self.journal = journal
         screens = plugins.screens.mapValues { plugin in
             VisibleScreens.Screen(name: plugin.name, targets: plugin.descriptor.targets, handler: Handler(plugin))
         }
         self.tokens = tokens
         tokenPlugins = plugins.token
-        workers = plugins.workers
+        self.order = order
         self.logger = logger
         visible = VisibleScreens()
         if let foreground {
@@ -76,7 +79,7 @@ final class AppState {
 
     /// Gives every token plugin the new token.
     private func tell(_ token: String, previous: String?, source: RecordSource) -> EventStatus {
-        workers.tokenChanged(to: token)
+        order.tokenChanged(to: token)
         token.withCString { new in
             withOptionalCString(previous) { previous in
                 for plugin in tokenPlugins {
@@ -87,7 +90,7 @@ final class AppState {
             }
         }
         // A token plugin's worker crashed in on_token: the token is stored, the event failed.
-        if let problem = workers.takeProblem() { return .failed(problem) }
+        if let problem = order.takeProblem() { return .failed(problem) }
         return .stored
     }
 

@@ -50,13 +50,13 @@ package final class Host {
         }
         do {
             let interceptors = try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger)
-            let app = try AppState(plugins: plugins, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
+            let app = try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
             let actions = try Actions(
                 plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
                 platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger)
             pipeline = Pipeline(
                 interceptors: interceptors, dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
-                workers: plugins.workers, route: UIRoute(plugins: plugins, journal: journal), app: app, actions: actions, report: report, options: options,
+                workers: plugins.workers, route: UIRoute(plugins: plugins, order: plugins.workers.isEmpty ? nil : plugins.workers, journal: journal), app: app, actions: actions, report: report, options: options,
                 logger: logger)
         } catch {
             plugins.destroyAll()

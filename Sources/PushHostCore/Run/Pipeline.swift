@@ -433,12 +433,7 @@ final class Pipeline: Intake, Awaited {
         var call: UInt64 = 0
         let reachesUI = flight.interception.stop == nil && !flight.anyFailed && !flight.anySuppressed
         if reachesUI {
-            let planned = route.plan(flight.message, screens: app.visible)
-            if planned != .none, workers.hasUIUnderWay, route.worker(of: planned, screens: app.visible, in: workers) !== workers.uiWorker {
-                // Its handlers run in the host, or in another worker: the calls under way end first.
-                settle()
-            }
-            taken = route.deliver(planned, flight.message, screens: app.visible)
+            taken = route.deliver(route.plan(flight.message, screens: app.visible), flight.message, screens: app.visible)
             if let posted = workers.takePosted() { (worker, call) = posted }
         }
         guard deliveredIsEmpty && worker == nil else {

@@ -15,12 +15,12 @@ struct UIRoute {
     let backgroundNames: [String]
     private let background: UnsafeMutableBufferPointer<Handler>
     private let journal: CrashJournal
-    /// The workers of the isolated plugins, when there are any.
-    private let workers: Workers?
+    /// The order of UI calls across processes, when plugins run in workers.
+    private let order: (any CallOrder)?
 
-    init(plugins: PluginSet, journal: CrashJournal) {
+    init(plugins: PluginSet, order: (any CallOrder)?, journal: CrashJournal) {
         self.journal = journal
-        workers = plugins.workers.isEmpty ? nil : plugins.workers
+        self.order = order
         backgroundNames = plugins.background.map(\.name)
         background = Handler.table(plugins.background)
     }
@@ -44,28 +44,25 @@ struct UIRoute {
         message.withTarget { Self.choose(target: $0, screens: screens, hasBackground: !background.isEmpty) }
     }
 
-    /// The one worker whose plugins `route` calls, nil when it calls a
-    /// plugin in the host, or plugins in several workers.
-    func worker(of route: Route, screens: VisibleScreens, in workers: Workers) -> Worker? {
-        guard !workers.isEmpty else { return nil }
+    /// The plugins (by number) whose handlers `route` calls.
+    func plugins(of route: Route, screens: VisibleScreens) -> [Int32] {
         switch route {
-        case .background:
-            let first = background.first.flatMap { workers.worker(ofPlugin: $0.plugin) }
-            return background.allSatisfy({ workers.worker(ofPlugin: $0.plugin) === first }) ? first : nil
-        case .target(let position): return workers.worker(ofPlugin: screens.screens[position].handler.plugin)
-        case .mismatch: return workers.worker(ofPlugin: screens.screens[0].handler.plugin)
-        case .none: return nil
+        case .background: background.map(\.plugin)
+        case .target(let position): [screens.screens[position].handler.plugin]
+        case .mismatch: [screens.screens[0].handler.plugin]
+        case .none: []
         }
     }
 
     /// Calls the handlers of `route`, as `plan` chose it, on `message`.
     func deliver(_ route: Route, _ message: Message, screens: VisibleScreens) -> Route {
+        if route != .none { order?.beforeRoute { plugins(of: route, screens: screens) } }
         switch route {
         case .background:
             for handler in background {
                 guard let onBackground = handler.raw.on_background else { continue }
                 // In load order: a plugin in the host waits for the one before it in a worker.
-                if let workers, workers.hasUIUnderWay, workers.worker(ofPlugin: handler.plugin) == nil { workers.settle() }
+                order?.beforeCall(ofPlugin: handler.plugin)
                 journal.enter(.onBackground, plugin: handler.plugin, source: message.source)
                 onBackground(handler.state, message.opaque)
                 journal.leave()
