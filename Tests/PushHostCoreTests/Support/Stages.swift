@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+@testable import PushHostCore
+
+/// A folder of one test's own (its plugins, its state, its report), made
+/// with mkdtemp and removed when the test lets go of it.
+final class TestFolder {
+    let path: String
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/pushhost-core-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw StageError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        path = String(cString: made)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Compiles the C `source` into `NAME.so` here (with `flags`), against
+    /// the repository's `include/`; returns the library's path. Each test
+    /// builds its own copy, so a plugin's globals are that test's alone.
+    func plugin(_ name: String, _ source: String, flags: [String] = []) throws -> String {
+        let sourcePath = "\(path)/\(name).c"
+        let library = "\(path)/\(name).so"
+        try source.write(toFile: sourcePath, atomically: true, encoding: .utf8)
+        let compiler = Process()
+        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+        compiler.arguments = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-shared", "-fPIC",
+                              "-I", Self.include] + flags + [sourcePath, "-o", library]
+        let errors = Pipe()
+        compiler.standardError = errors
+        try compiler.run()
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        compiler.waitUntilExit()
+        guard compiler.terminationStatus == 0 else { throw StageError("cc \(name).c failed:\n\(String(decoding: output, as: UTF8.self))") }
+        return library
+    }
+
+    /// The repository's `include/`, found from this file.
+    private static let include = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("include").path
+}
+
+struct StageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The stages of one run, built as `Host` builds them but without a host
+/// process, a spool or a run loop: the test feeds `pipeline` records
+/// itself, on its own thread (the dispatch thread here), and reads the
+/// report file back.
+final class Stages {
+    let folder: TestFolder
+    let plugins: PluginSet
+    let pipeline: Pipeline
+    let libraries: [String: UnsafeMutableRawPointer]
+    private let reportPath: String
+
+    /// Loads the libraries at `paths` (kept by their file names without
+    /// `.so`, to look their exported functions up), with `options` and a
+    /// report file in `folder`.
+    init(_ paths: [String], in folder: TestFolder, options: RunOptions = RunOptions()) throws {
+        self.folder = folder
+        reportPath = folder.path + "/report.ndjson"
+        var options = options
+        options.report = reportPath
+        let logger = Logger(label: "pushhost")
+        let tokens = try TokenStore(directory: folder.path + "/state", logger: logger)
+        let journal = try CrashJournal(path: nil)
+        ChainAPI.offer()
+        plugins = try PluginSet(
+            catalog: PluginCatalog(paths: paths), overrides: [], skipBad: false, tokens: tokens,
+            submissions: PluginSubmissions(limit: options.maxPending), logger: logger)
+        journal.name(plugins: plugins.instances.map(\.name))
+        do {
+            pipeline = Pipeline(
+                interceptors: try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
+                dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
+                workers: plugins.workers, route: UIRoute(plugins: plugins, order: plugins.workers.isEmpty ? nil : plugins.workers, journal: journal),
+                app: try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger),
+                actions: try Actions(
+                    plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
+                    platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger),
+                report: try Report(destination: reportPath), options: options, logger: logger)
+        } catch {
+            plugins.destroyAll()
+            throw error
+        }
+        var libraries: [String: UnsafeMutableRawPointer] = [:]
+        for path in paths {
+            // The library the catalog loaded: dlopen finds it by its path.
+            guard let handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD) else { throw StageError("\(path) is not loaded") }
+            libraries[URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent] = handle
+        }
+        self.libraries = libraries
+    }
+
+    deinit {
+        plugins.destroyAll()
+        for handle in libraries.values { dlclose(handle) }
+    }
+
+    /// Feeds `text` to the pipeline as line `line` of standard input.
+    func take(_ text: String, line: Int) {
+        Array(text.utf8).withUnsafeBytes { pipeline.take(Record(.text($0), source: .stdin(line: line), trust: .operatorOwn)) }
+    }
+
+    /// What the run loop does when a plugin posted something: takes the
+    /// verdicts and turns that ended on other threads.
+    func takePosted() {
+        pipeline.takeCompletionsIfAny()
+    }
+
+    /// The report's lines so far, after a flush.
+    func reportLines() throws -> [String] {
+        pipeline.flush()
+        let text = try String(contentsOfFile: reportPath, encoding: .utf8)
+        return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// The C function `symbol` exported by the library `library`.
+    func function<Function>(_ library: String, _ symbol: String, as type: Function.Type) throws -> Function {
+        guard let handle = libraries[library], let address = dlsym(handle, symbol) else { throw StageError("no \(symbol) in \(library)") }
+        return unsafeBitCast(address, to: type)
+    }
+}
