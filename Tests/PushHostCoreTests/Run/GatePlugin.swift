@@ -8,12 +8,14 @@ import PushHostCore
 ///   its chain (every other message gets PH_CONTINUE, or is proceeded at
 ///   once). The test then calls `gate_complete(n, verdict)` to complete the
 ///   n-th pending message (counted from 0 in arrival order), and
-///   `gate_release(n)` to proceed the n-th held chain, in any order.
+///   `gate_release(n)` to proceed the n-th held chain, or
+///   `gate_stop(n, verdict, reason)` to stop it, in any order.
 ///   `gate_pending()` and `gate_held()` say how many were kept.
 /// - `shelf`, a background plugin that counts its calls (`shelf_calls()`).
 enum GatePlugin {
     typealias Complete = @convention(c) (Int32, Int32) -> Void
     typealias Release = @convention(c) (Int32) -> Void
+    typealias Stop = @convention(c) (Int32, Int32, UnsafePointer<CChar>) -> Void
     typealias Count = @convention(c) () -> Int32
 
     static let gate = #"""
@@ -63,6 +65,7 @@ enum GatePlugin {
         PH_EXPORT int gate_held(void) { return held_count; }
         PH_EXPORT void gate_complete(int index, int verdict) { host->complete(host, pending[index], (ph_verdict)verdict); }
         PH_EXPORT void gate_release(int index) { chains->proceed(held[index]); }
+        PH_EXPORT void gate_stop(int index, int verdict, const char *reason) { chains->stop(held[index], (ph_verdict)verdict, reason); }
 
         static const ph_plugin plugin = {
             PH_PLUGIN_HEADER, .name = "gate", .version = "1.0.0", .create = create, .destroy = destroy,
