@@ -51,8 +51,10 @@ gen := $(SCRATCH)/pushhost-make
 # and plugins/screen only hold shared headers). Package.swift builds each as
 # lib<folder>.so.
 samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.c plugins/*/*.swift))))
-# The documents installed into docdir.
+# The documents installed into docdir, and the guides the README links to,
+# in docdir/docs/ so that its links hold.
 docs := README.md LICENSE CHANGELOG.md
+guides := $(sort $(wildcard docs/*.md docs/*.png))
 
 # What swift build reads: when none is newer than the binary, `make install`
 # (as root, after `make`) builds nothing and writes nothing into $(SCRATCH).
@@ -107,7 +109,7 @@ $(gen)/completions/pushhost.bash: $(bin)/pushhost
 # install time, in a temporary folder: $(SCRATCH) is not root's to write.
 install: build
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) \
-	    $(DESTDIR)$(pluginsdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(docdir) \
+	    $(DESTDIR)$(pluginsdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(docdir)/docs \
 	    $(DESTDIR)$(bashcompletiondir) $(DESTDIR)$(zshcompletiondir) $(DESTDIR)$(fishcompletiondir) \
 	    $(DESTDIR)$(systemdsystemunitdir) $(DESTDIR)$(systemduserunitdir)
 	$(INSTALL_PROGRAM) $(bin)/pushhost $(DESTDIR)$(bindir)/pushhost
@@ -123,6 +125,7 @@ install: build
 	$(INSTALL_DATA) $(gen)/completions/_pushhost $(DESTDIR)$(zshcompletiondir)/_pushhost
 	$(INSTALL_DATA) $(gen)/completions/pushhost.fish $(DESTDIR)$(fishcompletiondir)/pushhost.fish
 	$(INSTALL_DATA) $(docs) $(DESTDIR)$(docdir)/
+	$(INSTALL_DATA) $(guides) $(DESTDIR)$(docdir)/docs/
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	version=$$($(bin)/pushhost --version) && \
 	$(SED) -e 's|@prefix@|$(prefix)|g' -e 's|@includedir@|$(pc_includedir)|g' \
@@ -146,9 +149,9 @@ uninstall:
 	    $(DESTDIR)$(man1dir)/pushhost.1 $(DESTDIR)$(man1dir)/pushhost.*.1 \
 	    $(DESTDIR)$(bashcompletiondir)/pushhost $(DESTDIR)$(zshcompletiondir)/_pushhost \
 	    $(DESTDIR)$(fishcompletiondir)/pushhost.fish \
-	    $(foreach doc,$(docs),$(DESTDIR)$(docdir)/$(doc)) \
+	    $(foreach doc,$(docs) $(guides),$(DESTDIR)$(docdir)/$(doc)) \
 	    $(DESTDIR)$(systemdsystemunitdir)/pushhost.service $(DESTDIR)$(systemduserunitdir)/pushhost.service
-	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir); do \
+	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir); do \
 	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir"; fi; \
 	done
 

@@ -108,6 +108,10 @@ struct InstallTests {
         #expect(zsh.hasPrefix("#compdef pushhost"))
     }
 
+    /// The guides in docs/ (and their pictures), which install beside the README.
+    static let guides: [String] = ((try? FileManager.default.contentsOfDirectory(
+        atPath: Paths.packageRoot.appendingPathComponent("docs").path)) ?? []).filter { $0.hasSuffix(".md") || $0.hasSuffix(".png") }
+
     @Test("DESTDIR stages the files under the final prefix's paths, and uninstall removes them all")
     func destdirAndUninstall() async throws {
         let installed = try await Installation.shared()
@@ -130,7 +134,7 @@ struct InstallTests {
             "usr/share/doc/pushhost/README.md",
             "usr/share/doc/pushhost/LICENSE",
             "usr/share/doc/pushhost/CHANGELOG.md",
-        ] + Self.samples.map { "usr/lib/pushhost/plugins/lib\($0).so" } + pages)
+        ] + Self.samples.map { "usr/lib/pushhost/plugins/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 })
         #expect(Set(files) == expected, "extra: \(Set(files).subtracting(expected).sorted()), missing: \(expected.subtracting(files).sorted())")
 
         // The files that name paths name the final ones, never the stage.
@@ -156,7 +160,7 @@ struct InstallTests {
         try Installation.make(["uninstall", "DESTDIR=\(stage)", "PREFIX=/usr"], scratch: installed.scratch)
         #expect(try Self.files(under: stage) == [], "uninstall left files behind")
         // pushhost's own folders go; shared ones stay.
-        for folder in ["usr/lib/pushhost/plugins", "usr/lib/pushhost", "usr/share/doc/pushhost"] {
+        for folder in ["usr/lib/pushhost/plugins", "usr/lib/pushhost", "usr/share/doc/pushhost/docs", "usr/share/doc/pushhost"] {
             #expect(!FileManager.default.fileExists(atPath: stage + "/" + folder), "\(folder) is still there")
         }
         #expect(FileManager.default.fileExists(atPath: stage + "/usr/bin"))
