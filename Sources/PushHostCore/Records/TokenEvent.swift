@@ -23,8 +23,9 @@ struct TokenEvent: Equatable {
 
     /// The event in `record`.
     ///
-    /// - Throws: the reason, when `token` is missing, empty or not a string
-    ///   or null, or `keys` is not two base64url strings (or comes with a null token).
+    /// - Throws: the reason, when `token` is missing, empty, not a string or
+    ///   null, or holds a control character, or `keys` is not two base64url
+    ///   strings (or comes with a null token).
     init(record: JSONValue) throws(RecordError) {
         guard let token = record.member(named: "token"), token.kind == .string || token.kind == .null else {
             throw RecordError(event: .token, reason: "a token event needs \"token\": a string (or null, to remove the stored one)")
@@ -37,6 +38,10 @@ struct TokenEvent: Equatable {
         }
         let text = token.text
         guard !text.isEmpty else { throw RecordError(event: .token, reason: "the token is empty") }
+        // Plugins get it as a C string, and the token file holds it as a line.
+        guard !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw RecordError(event: .token, reason: "the token holds a control character (NUL, a line break, ...), which no token has")
+        }
         self.init(token: text, keys: keys)
     }
 }
