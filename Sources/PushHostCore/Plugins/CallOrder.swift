@@ -8,10 +8,13 @@ protocol CallOrder: AnyObject {
     /// a plugin that runs in the host, the UI calls under way in workers have ended.
     func beforeCall(ofPlugin plugin: Int32)
 
-    /// Before a route calls the plugins numbered `plugins` (asked only when
-    /// a UI call is under way): unless they all run in the one worker whose
-    /// UI calls are under way, and so keep their order there, those calls have ended.
-    func beforeRoute(calling plugins: () -> [Int32])
+    /// Whether a UI call is under way in a worker.
+    var hasUIUnderWay: Bool { get }
+
+    /// Before a route calls the plugins numbered `plugins`, while a UI call
+    /// is under way: unless they all run in the one worker whose UI calls
+    /// are under way, and so keep their order there, those calls have ended.
+    func beforeRoute(calling plugins: [Int32])
 
     /// The token changed: the isolated plugins' `current_token` answers it.
     func tokenChanged(to token: String)

@@ -88,10 +88,6 @@ final class Pipeline: Intake, Awaited {
         current = InFlight(dataPlugins: dataStage.count)
     }
 
-    deinit {
-        route.deallocate()
-    }
-
     private var queueIsEmpty: Bool { queue.isEmpty }
 
     private var deliveredIsEmpty: Bool { delivered.isEmpty }
@@ -287,8 +283,9 @@ final class Pipeline: Intake, Awaited {
 
     /// Writes the report lines at the head of `delivered` whose worker calls ended.
     private func writeDelivered() {
-        while let entry = delivered.popFirst() {
-            if let worker = entry.worker, !workers.isReturned(worker, entry.call) { return delivered.prepend(entry) }
+        while !delivered.isEmpty {
+            if let worker = delivered[0].worker, !workers.isReturned(worker, delivered[0].call) { return }
+            let entry = delivered.removeFirst()
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
             if spare.count < 64 {
                 entry.flight.recycle()
@@ -399,10 +396,10 @@ final class Pipeline: Intake, Awaited {
 
     /// Finishes every record at the head of the queue whose turn has come.
     private func drain() {
-        // Taken out, and put back when its turn has not come: one move each, no copies.
-        while let waiting = queue.popFirst() {
-            if case .message(let flight) = waiting, !dataStage.isDone(flight) { return queue.prepend(waiting) }
-            finish(waiting)
+        // The head is looked at in place, and moved out only once its turn came.
+        while !queue.isEmpty {
+            if case .message(let flight) = queue[0], !dataStage.isDone(flight) { return }
+            finish(queue.removeFirst())
         }
     }
 

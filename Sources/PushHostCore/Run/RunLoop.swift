@@ -90,10 +90,13 @@ final class RunLoop {
 
     /// Hands the pipeline the records the sources offer, while it has room.
     private func take() {
-        while reading, pipeline.hasRoom, let record = sources.input.next() {
+        // Locals: read once a turn, not once a record (each read of a
+        // stored struct of references retains and releases them all).
+        let input = sources.input, pipeline = pipeline, pings = pinging != nil
+        while reading, pipeline.hasRoom, let record = input.next() {
             pipeline.take(record)
             pipeline.takeCompletionsIfAny()
-            if pinging != nil { notifier.pingIfDue() }
+            if pings { notifier.pingIfDue() }
         }
         if let pinging {
             sources.spool?.deliver(to: pinging)

@@ -10,22 +10,26 @@ import CPushHost
 /// otherwise                    -> mismatch   (the top screen)
 /// that route has no handler    -> none       (undelivered)
 /// ```
-struct UIRoute {
+final class UIRoute {
     /// The background plugins' names, in load order, for the report.
     let backgroundNames: [String]
     private let background: UnsafeMutableBufferPointer<Handler>
     private let journal: CrashJournal
-    /// The order of UI calls across processes, when plugins run in workers.
+    /// The order of UI calls across processes, when plugins run in workers
+    /// (`isOrdered`: a plain flag, checked on every message, is cheaper than
+    /// the optional existential).
     private let order: (any CallOrder)?
+    private let isOrdered: Bool
 
     init(plugins: PluginSet, order: (any CallOrder)?, journal: CrashJournal) {
         self.journal = journal
         self.order = order
+        isOrdered = order != nil
         backgroundNames = plugins.background.map(\.name)
         background = Handler.table(plugins.background)
     }
 
-    func deallocate() {
+    deinit {
         background.deallocate()
     }
 
@@ -56,13 +60,13 @@ struct UIRoute {
 
     /// Calls the handlers of `route`, as `plan` chose it, on `message`.
     func deliver(_ route: Route, _ message: Message, screens: VisibleScreens) -> Route {
-        if route != .none { order?.beforeRoute { plugins(of: route, screens: screens) } }
+        if isOrdered, let order, order.hasUIUnderWay { order.beforeRoute(calling: plugins(of: route, screens: screens)) }
         switch route {
         case .background:
             for handler in background {
                 guard let onBackground = handler.raw.on_background else { continue }
                 // In load order: a plugin in the host waits for the one before it in a worker.
-                order?.beforeCall(ofPlugin: handler.plugin)
+                if isOrdered { order?.beforeCall(ofPlugin: handler.plugin) }
                 journal.enter(.onBackground, plugin: handler.plugin, source: message.source)
                 onBackground(handler.state, message.opaque)
                 journal.leave()

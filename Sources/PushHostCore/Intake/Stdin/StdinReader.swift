@@ -61,6 +61,7 @@ final class StdinReader: @unchecked Sendable {
     }
 
     /// The next record of the batch at hand, or nil when `fill()` must take another.
+    @inline(__always)
     func next() -> Record? {
         guard let current, position < current.records.count else { return nil }
         position += 1

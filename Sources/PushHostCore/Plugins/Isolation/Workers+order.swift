@@ -7,10 +7,8 @@ extension Workers: CallOrder {
         if hasUIUnderWay && worker(ofPlugin: plugin) == nil { settle() }
     }
 
-    func beforeRoute(calling plugins: () -> [Int32]) {
-        guard hasUIUnderWay else { return }
-        let called = plugins()
-        guard let first = called.first else { return }
+    func beforeRoute(calling called: [Int32]) {
+        guard hasUIUnderWay, let first = called.first else { return }
         let worker = worker(ofPlugin: first)
         if worker == nil || worker !== uiWorker || called.contains(where: { self.worker(ofPlugin: $0) !== worker }) {
             settle()
