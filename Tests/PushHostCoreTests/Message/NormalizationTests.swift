@@ -19,8 +19,8 @@ func normalize(
     }
 }
 
-/// Normalization of every payload shape (SPEC section 4, "The normalized
-/// message"), without starting any process: each case compares the whole
+/// Normalization of every payload shape (docs/running.md, the normalized
+/// message), without starting any process: each case compares the whole
 /// compact normalized JSON, key order included.
 @Suite struct NormalizationTests {
     /// A payload, how the host is told to read it, and its normalized message.

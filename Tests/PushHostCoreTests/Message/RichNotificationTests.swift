@@ -1,7 +1,7 @@
 import Testing
 @testable import PushHostCore
 
-/// Rich notifications (SPEC section 10): `actions`, `image`, `icon`,
+/// Rich notifications (docs/running.md, rich notifications): `actions`, `image`, `icon`,
 /// `click` and `style` in the normalized notification, from every shape
 /// that states them, and the rewrite of a message whose actions are not in
 /// normalized form.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Action events (SPEC section 10): the message acted on is found in the
+/// Action events (docs/running.md, actions): the message acted on is found in the
 /// delivered store, and the action goes to the visible screen of its
 /// target, else to the plugins that are not screens, and waits for the
 /// screen.

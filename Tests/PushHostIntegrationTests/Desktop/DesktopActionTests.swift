@@ -4,7 +4,7 @@ import Testing
 /// The desktop plugin's source role: what a person does with a notification
 /// (the server's `ActionInvoked` and `NotificationReplied` signals) comes
 /// back to the host as an action event, and reaches the screen of the
-/// message's target through the host's action routing (SPEC §10).
+/// message's target through the host's action routing (docs/running.md, actions).
 @Suite(.enabled(if: DesktopPlugin.canRun, "needs dbus-daemon, python3-dbusmock, libsystemd-dev and libcurl4-openssl-dev"))
 struct DesktopActionTests {
     /// A host with the desktop plugin and the `issues` screen on a bus of

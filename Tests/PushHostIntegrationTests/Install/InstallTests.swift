@@ -12,7 +12,7 @@ struct InstallTests {
         "cache", "notify", "issues", "supplies", "token-log", "fifo-source", "dedupe", "enrich", "inbox", "orders", "debounce",
     ]
 
-    /// The commands of SPEC section 8, each with a man page of its own.
+    /// The commands (docs/running.md), each with a man page of its own.
     static let commands = ["run", "plugins", "token", "send"]
 
     @Test("pkg-config names the installed header folder, the version of the installed binary and pluginsdir")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Interceptors (SPEC section 11): each push message passes them in load
+/// Interceptors (docs/plugins.md, interceptors): each push message passes them in load
 /// order before the data stage; they edit it, pass it on now or later, or
 /// stop it, and learn its report line.
 @Suite struct InterceptorChainTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Plugins with `ph.source/1` (SPEC §12): the host starts them after every
+/// Plugins with `ph.source/1` (docs/plugins.md, sources): the host starts them after every
 /// plugin was created, runs until SIGINT or SIGTERM even when standard input
 /// ends, and sends each record they submit through `ph.intake/1` down the
 /// same path as a line of standard input; `done` tells the source how it

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// ABI compatibility (SPEC §9): a plugin built against the 1.0 header (kept
+/// ABI compatibility (docs/plugins.md, the ABI): a plugin built against the 1.0 header (kept
 /// in Tests/Fixtures/pushhost-1.0) loads and works unchanged in this host,
 /// and a plugin from a newer minor is refused.
 @Suite struct ABICompatibilityTests {
