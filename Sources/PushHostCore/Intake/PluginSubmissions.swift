@@ -86,7 +86,7 @@ final class PluginSubmissions: Awaited, @unchecked Sendable {
         let copy = [UInt8](bytes)
         let trust: RecordTrust = flags & PH_RECORD_HOST_EVENT != 0
             ? .hostEvent
-            : .messageOnly(because: "plugin \(plugin) did not submit it as a host event of its own (PH_RECORD_HOST_EVENT)")
+            : .messageOnly(.unmarked(plugin: plugin))
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         let onDispatchThread = dispatchThread.map { pthread_equal($0, pthread_self()) != 0 } ?? true

@@ -57,22 +57,23 @@ enum HostExtensions {
         let table = UnsafeMutablePointer<ph_intake>.allocate(capacity: 1)
         table.initialize(to: ph_intake(
             struct_size: UInt32(MemoryLayout<ph_intake>.size),
-            submit: { host, json, length, done, context in
-                let plugin = PluginContext.of(host)
-                let answer = plugin.submissions.submit(
-                    UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: 0, done: done, context: context)
-                // 1.1's submit waits, and knows no "full".
-                return answer.rawValue
-            },
-            submit_record: { host, json, length, flags, done, context in
-                let plugin = PluginContext.of(host)
-                return plugin.submissions.submit(
-                    UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: flags, done: done, context: context
-                ).rawValue
-            }
+            // 1.1's submit: a message, waiting while the host is full.
+            submit: { host, json, length, done, context in submit(host, json, length, 0, done, context) },
+            submit_record: { host, json, length, flags, done, context in submit(host, json, length, flags, done, context) }
         ))
         return table
     }()
+
+    /// `submit_record`, for the plugin that `host` is.
+    private static func submit(
+        _ host: UnsafePointer<ph_host>, _ json: UnsafePointer<CChar>, _ length: Int, _ flags: UInt32,
+        _ done: PluginSubmissions.Done?, _ context: UnsafeMutableRawPointer?
+    ) -> Int32 {
+        let plugin = PluginContext.of(host)
+        return plugin.submissions.submit(
+            UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: flags, done: done, context: context
+        ).rawValue
+    }
 
     /// `ph.chain/1`, once the interceptor stage offers it (before any
     /// plugin is created; written once, then only read).

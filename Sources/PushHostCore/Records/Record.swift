@@ -48,11 +48,31 @@ package enum RecordTrust: Sendable {
     /// The operator's own (standard input, the spool): a message or a host event.
     case operatorOwn
     /// Bytes from outside (a push, a broker record, a stream): a message only.
-    /// A record that holds a host event is rejected, saying why not here.
-    case messageOnly(because: String)
+    /// A record that holds a host event is rejected, saying `why` not here.
+    case messageOnly(MessageOnly)
     /// A host event a plugin made itself (`PH_RECORD_HOST_EVENT`): a
     /// record that holds none is rejected.
     case hostEvent
+
+    /// Why a source's records may not be host events; put in words only
+    /// for a record that is rejected, not for every record.
+    package enum MessageOnly: Sendable {
+        /// A plugin's submission without `PH_RECORD_HOST_EVENT`.
+        case unmarked(plugin: String)
+        /// A spool file, under `--spool-events off`.
+        case spoolEventsOff
+        /// A spool file another user owns.
+        case spoolFileOf(user: UInt32)
+
+        var reason: String {
+            switch self {
+            case .unmarked(let plugin): "plugin \(plugin) did not submit it as a host event of its own (PH_RECORD_HOST_EVENT)"
+            case .spoolEventsOff: "the host takes no host events from the spool (--spool-events off)"
+            case .spoolFileOf(let user):
+                "the spool file belongs to user \(user), and host events come only from the host's own user's files"
+            }
+        }
+    }
 }
 
 /// What a source learns of its record once the report line is written.

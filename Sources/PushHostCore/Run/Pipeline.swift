@@ -149,8 +149,8 @@ final class Pipeline: Intake, Awaited {
         }
         let members = RootMembers(root)
         if members.pushhost >= 0 {
-            if case .messageOnly(let because) = record.trust {
-                let error = RecordError(reason: "a host event (the key pushhost) is not taken from here: \(because)")
+            if case .messageOnly(let why) = record.trust {
+                let error = RecordError(reason: "a host event (the key pushhost) is not taken from here: \(why.reason)")
                 return arrive(.rejected(error, record.source, record.completion))
             }
             if !queueIsEmpty && !workers.isEmpty {

@@ -276,9 +276,9 @@ final class SpoolSource: Awaited {
     /// What the records of a file that `owner` owns may be: another local
     /// user who may write into the spool may send messages, never host events.
     private func trust(ofFileOwnedBy owner: uid_t) -> RecordTrust {
-        guard events else { return .messageOnly(because: "the host takes no host events from the spool (--spool-events off)") }
+        guard events else { return .messageOnly(.spoolEventsOff) }
         guard owner == geteuid() || owner == 0 else {
-            return .messageOnly(because: "the spool file belongs to user \(owner), and host events come only from the host's own user's files")
+            return .messageOnly(.spoolFileOf(user: owner))
         }
         return .operatorOwn
     }
