@@ -18,7 +18,7 @@ import DequeModule
 /// callers included, and `giveBack` hands every record still queued back to
 /// its source without starting it: `PH_RETRY` and no report line, or, for a
 /// record whose source cannot take it back (no `done`), a failed line.
-final class PluginSubmissions: Awaited, @unchecked Sendable {
+final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     /// A plugin's `done` callback.
     typealias Done = ph_record_done
 
@@ -83,14 +83,23 @@ final class PluginSubmissions: Awaited, @unchecked Sendable {
     func submit(
         _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: Done?, context: UnsafeMutableRawPointer?
     ) -> Answer {
+        submit(bytes, from: plugin, flags: flags, done: done, context: context, mayWait: true)
+    }
+
+    /// `submit`; one that may not wait (`mayWait` false: a handler's, in a
+    /// worker, whose host may be waiting for that handler) never does, as
+    /// one from the dispatch thread never does.
+    func submit(
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: Done?, context: UnsafeMutableRawPointer?, mayWait: Bool
+    ) -> Answer {
         let copy = [UInt8](bytes)
         let trust: RecordTrust = flags & PH_RECORD_HOST_EVENT != 0
             ? .hostEvent
             : .messageOnly(.unmarked(plugin: plugin))
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
-        let onDispatchThread = dispatchThread.map { pthread_equal($0, pthread_self()) != 0 } ?? true
-        while !closed && !onDispatchThread && isFull {
+        let waits = mayWait && !(dispatchThread.map { pthread_equal($0, pthread_self()) != 0 } ?? true)
+        while !closed && waits && isFull {
             if flags & PH_RECORD_NO_WAIT != 0 { return .full }
             pthread_cond_wait(roomMade, lock)
         }

@@ -9,6 +9,9 @@ package enum PluginHandler: Int32, Sendable {
     case onAction
     case intercept
     case onOutcome
+    /// A source's `start` and `stop` (`ph.source/1`).
+    case start
+    case stop
 
     /// `on_data`, `on_background`, ...
     package var name: String {
@@ -21,6 +24,8 @@ package enum PluginHandler: Int32, Sendable {
         case .onAction: "on_action"
         case .intercept: "intercept"
         case .onOutcome: "on_outcome"
+        case .start: "start"
+        case .stop: "stop"
         }
     }
 }

@@ -15,13 +15,13 @@ final class PluginContext: @unchecked Sendable {
     let name: String
     let logger: Logger
     let tokens: TokenStore
-    let submissions: PluginSubmissions
+    let submissions: any RecordSubmitter
     /// Set once by the data stage before any message flows; read from any thread after.
     weak var verdicts: (any VerdictSink)?
     /// The plugin's state folder (`ph.state/1`) once it was asked for; never freed.
     let folder = Mutex<UnsafePointer<CChar>?>(nil)
 
-    init(name: String, logger: Logger, tokens: TokenStore, submissions: PluginSubmissions) {
+    init(name: String, logger: Logger, tokens: TokenStore, submissions: any RecordSubmitter) {
         self.name = name
         self.logger = logger
         self.tokens = tokens

@@ -30,20 +30,19 @@ final class PluginInstance {
 
     /// Calls `create` (an ffi plugin's `init`); a plugin without one has no
     /// state and always succeeds. An isolated plugin is created in its
-    /// worker, unless it offers an extension that runs in the host (an
-    /// interceptor, a source): then it is destroyed there and created here.
+    /// worker, unless it offers an interceptor, which runs in the host: then
+    /// it is destroyed there and created here.
     func create() throws(PluginRefusal) {
         if let worker {
             let offers = try worker.start()
-            guard offers != 0 else {
+            guard offers & WorkerFrame.offersInterceptor != 0 else {
                 descriptor.raw = worker.raw
                 state = worker.handlerState
                 return
             }
             worker.stop()
             self.worker = nil
-            let offered = offers & WorkerFrame.offersInterceptor != 0 ? PH_EXT_INTERCEPTOR : PH_EXT_SOURCE
-            context.logger.warning("plugin \(name) offers \(offered), which runs in the host: --isolate does not apply to it")
+            context.logger.warning("plugin \(name) offers \(PH_EXT_INTERCEPTOR), which runs in the host: --isolate does not apply to it")
         }
         if let ffi = descriptor.ffi {
             state = try ffi.start(host: host)

@@ -71,7 +71,7 @@ package final class PluginSet {
                     ? Worker(
                         descriptor: plugin.descriptor, plugin: Int32(created.count),
                         launch: isolation.launch(file: file, settings: settings, stateDirectory: tokens.directory), workers: workers,
-                        logger: logger)
+                        submissions: submissions, logger: logger)
                     : nil
             )
             do {

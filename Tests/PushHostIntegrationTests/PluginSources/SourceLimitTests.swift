@@ -13,8 +13,8 @@ import Testing
     /// 200 records whose data stage takes 100 ms each, 8 at a time: the
     /// source never has more than 8 out, waiting in submit; and, asking
     /// not to wait, it hears "full" instead.
-    @Test(arguments: ["wait", "no-wait"])
-    func aSourceHasNoMoreOutThanMaxPending(_ mode: String) throws {
+    @Test(arguments: ["wait", "no-wait"], [false, true])
+    func aSourceHasNoMoreOutThanMaxPending(_ mode: String, isolated: Bool) throws {
         let scratch = try Scratch()
         let count = 200
         var settings = ["count": "\(count)"]
@@ -24,7 +24,7 @@ import Testing
             try SourcePluginTests.burst(scratch, settings)
                 + scratch.probe("d", [.data], settings: ["verdict": "pending", "delay_ms": "100"])
                 + scratch.probe("bg", [.background])
-                + ["--max-pending", "8"])
+                + ["--max-pending", "8"], isolated: isolated)
         // Every record done: the last ones submitted may still wait in the host when submit returns.
         eventually(timeout: .seconds(60)) {
             let lines = SourcePluginTests.burstLines(scratch)
@@ -36,7 +36,9 @@ import Testing
         let lines = SourcePluginTests.burstLines(scratch)
         let most = try #require(Self.number(after: "most outstanding ", in: lines), "\(lines.suffix(5))")
         // The 8 the host holds, and the one waiting in submit (counted before the call).
-        #expect(most <= 9 && most >= 2, "most outstanding: \(most)")
+        // In a worker, a record's done crosses back a moment after the host made room
+        // for the next, so the source may count a few more not yet done (never 200).
+        #expect(most <= (isolated ? 9 + 8 : 9) && most >= 2, "most outstanding: \(most)")
         if mode == "no-wait" {
             #expect((Self.number(after: "full ", in: lines) ?? 0) > 0, "\(lines.suffix(5))")
         }
@@ -48,14 +50,14 @@ import Testing
     /// SIGTERM while records wait for the host: the records it began get
     /// their line and their done; the others come back at once (retry, no
     /// report line) and never reach a data plugin; the host exits 0.
-    @Test func aStopStartsNothingMore() throws {
+    @Test(arguments: [false, true]) func aStopStartsNothingMore(isolated: Bool) throws {
         let scratch = try Scratch()
         let host = try SourcePluginTests.startHost(
             scratch,
             try SourcePluginTests.burst(scratch, [:])
                 + scratch.probe("d", [.data], settings: ["verdict": "pending", "delay_ms": "300"])
                 + scratch.probe("bg", [.background])
-                + ["--max-pending", "8", "--stop-timeout", "2"])
+                + ["--max-pending", "8", "--stop-timeout", "2"], isolated: isolated)
         let flowing = eventually(timeout: .seconds(20)) {
             SourcePluginTests.burstLines(scratch).contains("done 16 done ok") || host.waitForExit(timeout: .zero) != nil
         }

@@ -14,14 +14,14 @@ import Testing
     /// A token, an action for a delivered message and a foreground event,
     /// each written into the FIFO of the sample source as a sender would:
     /// each rejected, the token not stored, no handler called for them.
-    @Test func forgedHostEventsFromAFIFOAreRejected() throws {
+    @Test(arguments: [false, true]) func forgedHostEventsFromAFIFOAreRejected(isolated: Bool) throws {
         let scratch = try Scratch()
         let fifo = scratch.file("records.fifo")
         let host = try SourcePluginTests.startHost(
             scratch,
             ["--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)"]
                 + scratch.probe("bg", [.background, .token, .action])
-                + scratch.probe("screen", [.foreground, .action], targets: ["t"]))
+                + scratch.probe("screen", [.foreground, .action], targets: ["t"]), isolated: isolated)
         let fd = SourcePluginTests.openWhenRead(fifo, host: host)
         try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")
         defer { close(fd) }
@@ -55,13 +55,13 @@ import Testing
 
     /// A plugin's own event, marked so, is applied; the same bytes unmarked
     /// are rejected; a marked record that holds no event is rejected too.
-    @Test func onlyAMarkedSubmissionIsAHostEvent() throws {
+    @Test(arguments: [false, true]) func onlyAMarkedSubmissionIsAHostEvent(isolated: Bool) throws {
         for (flags, status) in [("1", "stored"), ("0", "rejected")] {
             let scratch = try Scratch()
             let host = try SourcePluginTests.startHost(
                 scratch,
                 try SourcePluginTests.burst(scratch, ["count": "1", "record": "token", "flags": flags])
-                    + scratch.probe("tok", [.token]))
+                    + scratch.probe("tok", [.token]), isolated: isolated)
             eventually(timeout: .seconds(20)) {
                 SourcePluginTests.burstLines(scratch).contains { $0.hasPrefix("done 1 ") } || host.waitForExit(timeout: .zero) != nil
             }
@@ -81,7 +81,7 @@ import Testing
 
         let scratch = try Scratch()
         let host = try SourcePluginTests.startHost(
-            scratch, try SourcePluginTests.burst(scratch, ["count": "1", "flags": "1"]) + scratch.probe("bg", [.background]))
+            scratch, try SourcePluginTests.burst(scratch, ["count": "1", "flags": "1"]) + scratch.probe("bg", [.background]), isolated: isolated)
         eventually(timeout: .seconds(20)) {
             SourcePluginTests.burstLines(scratch).contains { $0.hasPrefix("done 1 ") } || host.waitForExit(timeout: .zero) != nil
         }

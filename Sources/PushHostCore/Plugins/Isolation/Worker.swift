@@ -48,6 +48,14 @@ final class Worker {
     private(set) var raw: ph_plugin
     private let launch: WorkerLaunch
     private let workers: Workers
+    /// Where the records its plugin submits go.
+    private let submissions: PluginSubmissions
+    /// The extensions its plugin offers, as its worker said when it was created.
+    private(set) var offers: Int32 = 0
+    /// Whether its source was started and not stopped: a new worker starts it again.
+    private var sourceStarted = false
+    /// What the last `start` or `stop` returned, -1 when it failed.
+    private var sourceAnswer: Int32?
     private let logger: Logger
     private(set) var process: WorkerProcess?
     @exclusivity(unchecked) private(set) var phase = Phase.running
@@ -67,11 +75,12 @@ final class Worker {
     private var inARow = 0
     private var startedAt: UInt64 = 0
 
-    init(descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, logger: Logger) {
+    init(descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, submissions: PluginSubmissions, logger: Logger) {
         name = descriptor.name
         self.plugin = plugin
         self.launch = launch
         self.workers = workers
+        self.submissions = submissions
         self.logger = logger
         raw = Self.proxy(of: descriptor.raw)
     }
@@ -120,7 +129,7 @@ final class Worker {
     func start() throws(PluginRefusal) -> Int32 {
         let process: WorkerProcess
         do {
-            process = try WorkerProcess(executable: launch.executable, arguments: launch.arguments)
+            process = try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: name, submissions: submissions)
         } catch {
             throw .workerFailed(error.description)
         }
@@ -130,12 +139,15 @@ final class Worker {
             offers = offered
         case .silent:
             let status = Self.killAndWait(process)
-            throw (status & 0x7f) == 0 && (status >> 8) & 0xff == WorkerLaunch.createFailed
-                ? .createFailed : .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
+            let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+            if exit == WorkerLaunch.createFailed { throw .createFailed }
+            if exit == WorkerLaunch.unusableSource { throw .workerFailed("its \(PH_EXT_SOURCE) table is unusable (its worker said why above)") }
+            throw .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
         case .malformed(let problem):
             _ = Self.killAndWait(process)
             throw .workerFailed("its worker sent a malformed answer: \(problem)")
         }
+        self.offers = offers
         startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
         process.startReading(
@@ -174,17 +186,34 @@ final class Worker {
             return
         }
         if handler != .onData { workers.settle(except: self) }
-        let call = Call(id: nextID, handler: handler, address: message.map { UInt(bitPattern: UnsafeRawPointer($0)) } ?? 0, first: first, second: second)
+        let call = enqueue(handler, address: message.map { UInt(bitPattern: UnsafeRawPointer($0)) } ?? 0, first: first, second: second)
+        if handler != .onData { workers.notePostedUI(self, call: call) }
+        if out.count >= 1 << 16 { flush() }
+    }
+
+    /// Adds a call to those under way, and encodes it for a running worker; its id.
+    @discardableResult
+    private func enqueue(_ handler: PluginHandler, address: UInt = 0, first: String? = nil, second: String? = nil) -> UInt64 {
+        let call = Call(id: nextID, handler: handler, address: address, first: first, second: second)
         nextID += 1
         calls.append(call)
-        if handler != .onData {
-            lastUI = call.id
-            workers.notePostedUI(self, call: call.id)
+        if handler != .onData { lastUI = call.id }
+        if case .running = phase, let process {
+            encode(call)
+            process.notePosted()
         }
-        guard case .running = phase, let process else { return }
-        encode(call)
-        process.notePosted()
-        if out.count >= 1 << 16 { flush() }
+        return call.id
+    }
+
+    /// Calls its source's `start` or `stop` in the worker and waits for
+    /// it; what that returned (-1 when it crashed, or the plugin is disabled).
+    func callSource(_ handler: PluginHandler) -> Int32 {
+        if handler == .stop { sourceStarted = false }
+        sourceAnswer = nil
+        post(handler, nil)
+        workers.settle(self)
+        if handler == .start && sourceAnswer == 0 { sourceStarted = true }
+        return sourceAnswer ?? -1
     }
 
     /// Appends the frame of `call` to what is to be sent.
@@ -253,7 +282,9 @@ final class Worker {
                     return reject(process, "an answer to call \(id), where call \(call.id) is under way")
                 }
                 returnedThrough = id
-                if call.handler == .onData {
+                if call.handler == .start || call.handler == .stop {
+                    tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
+                } else if call.handler == .onData {
                     if verdict == PH_PENDING {
                         pending[call.id] = call.address
                     } else {
@@ -274,6 +305,15 @@ final class Worker {
                 logger.notice("plugin \(name): its worker uses \(mebibytes) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
                 phase = .recycling
             }
+        }
+    }
+
+    /// What its source's `start` or `stop` returned; a `start` that fails in
+    /// a worker started again (after a crash) is logged here, as nobody waits for it.
+    private func tookSource(_ handler: PluginHandler, answer: Int32, problem: String?) {
+        sourceAnswer = answer
+        if handler == .start && answer != 0 && sourceStarted {
+            logger.error("plugin \(name): its source did not start again in its new worker (start returned \(answer))\(problem.map { ": " + $0 } ?? "")")
         }
     }
 
@@ -352,6 +392,8 @@ final class Worker {
     }
 
     private func fail(_ call: Call, _ reason: String, verdicts: Workers.VerdictTaker) {
+        // A source's call: -1 (the crash itself is logged).
+        if call.handler == .start || call.handler == .stop { return tookSource(call.handler, answer: -1, problem: reason) }
         // A token call: its event learns why (the crash itself is logged).
         guard call.address != 0 else { return workers.noteProblem(reason) }
         if call.handler == .onData {
@@ -379,6 +421,8 @@ final class Worker {
             encode(call)
             process?.notePosted()
         }
+        // Its source produces again: what it had submitted and not seen done for comes again, at most once more.
+        if sourceStarted && !calls.contains(where: { $0.handler == .start }) { enqueue(.start) }
         flush()
     }
 

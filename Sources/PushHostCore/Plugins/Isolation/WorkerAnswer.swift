@@ -61,7 +61,7 @@ enum WorkerAnswer: Equatable, Sendable {
                 throw MalformedAnswer("a recycling frame for call \(frame.call) at \(frame.number) MiB, where it names no call and a size over 0")
             }
             self = .recycling(mebibytes: frame.number)
-        case .call, .token, .destroy, .ready:
+        case .call, .token, .destroy, .ready, .record, .submitted, .recordDone:
             throw MalformedAnswer("a \(frame.kind) frame, which is no answer")
         }
     }

@@ -13,6 +13,10 @@ import Glibc
 /// says which extensions the plugin offers), ``FrameKind/returned`` (a call
 /// returned, with its verdict and any problem), ``FrameKind/completed`` (a
 /// pending verdict came through `complete`), ``FrameKind/recycling``.
+///
+/// The intake channel (the worker's fd 5, ``IntakeRelay``) carries
+/// ``FrameKind/record`` from the worker (a record its plugin submitted)
+/// and ``FrameKind/submitted`` and ``FrameKind/recordDone`` back.
 enum WorkerFrame {
     enum FrameKind: UInt8 {
         case call = 1
@@ -24,6 +28,14 @@ enum WorkerFrame {
         /// Over `--worker-memory` (the number: its MiB) after the calls it
         /// answered: it calls `destroy` and ends; the calls after go to the next worker.
         case recycling
+        /// A record the plugin submitted: the call its number in the worker,
+        /// the number its flags, the handler byte 1 when it wants `done`,
+        /// the payload its bytes.
+        case record
+        /// What `submit` answers for the record numbered `call` (0, 1 or -1).
+        case submitted
+        /// The record numbered `call` ended: the number its `ph_result`, the payload its report line.
+        case recordDone
     }
 
     /// Bytes before the payload, the length included.
@@ -32,6 +44,10 @@ enum WorkerFrame {
     /// Bits of a ``FrameKind/ready`` frame's number: the extensions that keep a plugin in the host.
     static let offersInterceptor: Int32 = 1
     static let offersSource: Int32 = 2
+
+    /// The flag of a ``FrameKind/record`` frame whose plugin submitted it
+    /// from the worker's handler thread: the host takes it without waiting.
+    static let fromHandlerThread: UInt32 = 1 << 31
 
     /// Appends a frame whose payload `payload` writes.
     static func append(

@@ -7,10 +7,10 @@ import Logging
 /// The inside of a worker process (`pushhost worker`): it loads one plugin,
 /// creates it with a `ph_host` like the host's (the message accessors read
 /// the message the call carries; `complete` and `current_token` work as in
-/// the host; `ph.intake/1` refuses every record, and `ph.chain/1` is not
-/// offered: a source or an interceptor runs in the host), then serves
-/// the calls that come over fd 3 until the host asks for `destroy`, or is
-/// gone.
+/// the host; `ph.intake/1` hands records to the host, ``WorkerIntake``; a
+/// source's `start` and `stop` are calls; `ph.chain/1` is not offered: an
+/// interceptor runs in the host), then serves the calls that come over
+/// fd 3 until the host asks for `destroy`, or is gone.
 ///
 /// It ignores SIGINT and SIGTERM (a stop reaches it through the host, which
 /// drains it first), and dies with the host (`PR_SET_PDEATHSIG`).
@@ -20,6 +20,9 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     static let ringFD: Int32 = 4
 
     private let instance: PluginInstance
+    private let intake: WorkerIntake
+    /// The source its plugin offers, if any.
+    private var source: SourcePlugin?
     private let tokens: TokenStore
     private let logger: Logger
     /// Made after the inherited descriptors are closed, or they would close its pipe.
@@ -73,10 +76,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             logger.error("worker for \(file): \(error)")
             exit(1)
         }
-        // A source asks for ph.intake/1 in create: it gets one that refuses, and the host creates it again itself.
-        let refusing = PluginSubmissions(limit: 1)
-        refusing.close()
-        let context = PluginContext(name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: refusing)
+        intake = WorkerIntake()
+        let context = PluginContext(name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: intake)
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
         do {
             try instance.create()
@@ -96,18 +97,24 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     }
 
     /// Closes every descriptor the host had open without close-on-exec
-    /// (its report, its spool), keeping 0 to 4: the plugin gets none of them.
+    /// (its report, its spool), keeping 0 to 5: the plugin gets none of them.
     private static func closeInherited() {
         typealias Closefrom = @convention(c) (Int32) -> Void
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "closefrom") else { return }
-        unsafeBitCast(symbol, to: Closefrom.self)(ringFD + 1)
+        unsafeBitCast(symbol, to: Closefrom.self)(WorkerIntake.fd + 1)
     }
 
     /// Says the plugin is created, then serves calls; never returns.
     package func run() -> Never {
         var offers: Int32 = 0
         if instance.plugInExtension(PH_EXT_INTERCEPTOR) != nil { offers |= WorkerFrame.offersInterceptor }
-        if instance.plugInExtension(PH_EXT_SOURCE) != nil { offers |= WorkerFrame.offersSource }
+        do {
+            source = try SourcePlugin(instance)
+        } catch {
+            logger.error("\(error)")
+            exit(WorkerLaunch.unusableSource)
+        }
+        if source != nil { offers |= WorkerFrame.offersSource }
         WorkerFrame.append(.ready, number: offers, to: &out)
         send(out)
         out.removeAll(keepingCapacity: true)
@@ -117,9 +124,11 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             var watched = [
                 pollfd(fd: Self.channel, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: completions.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: intake.results.fd, events: Int16(POLLIN), revents: 0),
             ]
-            guard poll(&watched, 2, -1) >= 0 || errno == EINTR else { end() }
+            guard poll(&watched, 3, -1) >= 0 || errno == EINTR else { end() }
             if completions.hasItems { takeCompletions() }
+            if intake.results.hasItems { intake.takeResults() }
             guard watched[0].revents != 0 else { continue }
             if filled == buffer.count {
                 let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 8)
@@ -169,6 +178,15 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         let raw = instance.descriptor.raw
         let state = instance.state
         var fields = frame.fields
+        if handler == .start || handler == .stop {
+            // The host asks only a plugin whose worker said it offers a source.
+            var returned: Int32 = -1
+            if let source {
+                returned = handler == .start ? (source.start() ? 0 : -1) : 0
+                if handler == .stop { source.stop() }
+            }
+            return answer(frame.call, ph_verdict(rawValue: UInt32(bitPattern: returned)), nil)
+        }
         if handler == .onToken {
             guard let token = fields.next(), let token, let previous = fields.next() else {
                 return answer(frame.call, PH_FAILED, "a token call without a token")

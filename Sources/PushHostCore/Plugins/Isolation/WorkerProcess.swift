@@ -5,9 +5,10 @@ import Synchronization
 
 /// One worker process as the host sees it: `pushhost worker`, started from
 /// this very binary with one end of a socket pair as its fd 3 (the calls
-/// go there, in batches) and its answer ring as fd 4 (``WorkerRing``), and
-/// a thread that takes its answers, watches its calls against
-/// `--handler-timeout` and learns how it ended.
+/// go there, in batches), its answer ring as fd 4 (``WorkerRing``) and
+/// the end of another socket pair as fd 5 (its plugin's records,
+/// ``IntakeRelay``), and a thread that takes its answers, watches its calls
+/// against `--handler-timeout` and learns how it ended.
 ///
 /// Its socket carries nothing but its first frame (``WorkerFrame/FrameKind/ready``)
 /// and then wake-ups (``wake``). Whatever it sends that a worker does not
@@ -37,11 +38,17 @@ final class WorkerProcess: @unchecked Sendable {
     /// Starts `executable worker arguments...`, its standard input
     /// /dev/null, its standard output and error the host's. The Swift
     /// runtime's backtracer is off in it: its crash is the host's to report.
-    init(executable: String, arguments: [String]) throws(SetupError) {
+    init(executable: String, arguments: [String], plugin: String, submissions: PluginSubmissions) throws(SetupError) {
         guard let ring = WorkerRing() else { throw SetupError("cannot make a worker's answer ring: \(String(cString: strerror(errno)))") }
         self.ring = ring
         var pair: [Int32] = [0, 0]
+        var intake: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw SetupError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &intake) == 0 else {
+            close(pair[0])
+            close(pair[1])
             throw SetupError("socketpair: \(String(cString: strerror(errno)))")
         }
         var size: Int32 = 1 << 20
@@ -55,6 +62,7 @@ final class WorkerProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
         posix_spawn_file_actions_adddup2(&actions, ring.fd, 4)
+        posix_spawn_file_actions_adddup2(&actions, intake[1], WorkerIntake.fd)
         let argv = ([executable, "worker"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var environment: [UnsafeMutablePointer<CChar>?] = [strdup("SWIFT_BACKTRACE=enable=no")]
@@ -70,13 +78,17 @@ final class WorkerProcess: @unchecked Sendable {
         let path = executable.hasSuffix(" (deleted)") ? "/proc/self/exe" : executable
         let status = posix_spawn(&child, path, &actions, nil, argv, environment)
         close(pair[1])
+        close(intake[1])
         guard status == 0 else {
             close(pair[0])
+            close(intake[0])
             throw SetupError("cannot start a worker (\(executable)): \(String(cString: strerror(status)))")
         }
         pid = child
         socket = pair[0]
         progress.store(MonotonicClock.now(), ordering: .relaxed)
+        // The relay's thread keeps it until the worker is gone.
+        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions) { [weak self] in self?.reject($0) }
     }
 
     deinit {

@@ -7,6 +7,8 @@ import CPushHost
 struct WorkerLaunch {
     /// The exit status of a worker whose plugin's `create` failed.
     static let createFailed: Int32 = 3
+    /// The exit status of a worker whose plugin offers a `ph.source/1` table it cannot use.
+    static let unusableSource: Int32 = 4
 
     /// This binary, which the worker runs as `pushhost worker ...`.
     let executable: String
@@ -123,6 +125,11 @@ package final class Workers {
     /// stages of the messages before it, as it does in the host.
     func settleAll() {
         settle(until: \.hasCallUnderWay)
+    }
+
+    /// Sends what was posted, and waits until every call posted to `worker` returned.
+    func settle(_ worker: Worker) {
+        settle { $0 === worker && $0.hasCallUnderWay }
     }
 
     /// Waits while a worker is `busy`, taking what the workers send.

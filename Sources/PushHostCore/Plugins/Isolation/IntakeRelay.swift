@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Synchronization
+
+/// The host's end of an isolated plugin's `ph.intake/1` (its worker's fd 5,
+/// ``WorkerIntake`` at the other end). A thread of its own takes each
+/// record the plugin submits, hands it to the host's queue as a plugin in
+/// the host would (waiting while the host is full), and answers; the
+/// record's `done` goes back over the same socket from the dispatch thread.
+/// A thread of its own, so that a full host never holds up the answers of
+/// the worker's calls, whose return makes room.
+///
+/// Every byte on the socket comes from the worker, so each frame is
+/// checked: its kind, its flags, its size (``recordLimit``). A worker that
+/// sends anything else, or leaves a megabyte of results unread, is ended
+/// (`reject`).
+final class IntakeRelay: @unchecked Sendable {
+    /// The most bytes a record frame may carry; a larger record is no
+    /// record a host takes (`--max-bytes` is far below).
+    static let recordLimit = 64 << 20
+
+    private let socket: Int32
+    private let plugin: String
+    private let submissions: PluginSubmissions
+    private let reject: @Sendable (MalformedAnswer) -> Void
+    /// Held while a frame is written, from this thread or the dispatch thread.
+    private let writing = Mutex(())
+
+    /// Relays what arrives on `socket` (the host's end; closed when the
+    /// relay goes) from plugin `plugin` into `submissions`.
+    init(socket: Int32, plugin: String, submissions: PluginSubmissions, reject: @escaping @Sendable (MalformedAnswer) -> Void) {
+        self.socket = socket
+        self.plugin = plugin
+        self.submissions = submissions
+        self.reject = reject
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<IntakeRelay>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, Unmanaged.passRetained(self).toOpaque())
+        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
+        pthread_detach(thread)
+    }
+
+    deinit {
+        close(socket)
+    }
+
+    /// Takes records until the worker is gone or sends something malformed.
+    private func run() {
+        var reader = FrameReader(limit: WorkerFrame.headerSize + Self.recordLimit)
+        var problem: String?
+        while problem == nil {
+            switch reader.read(from: socket, { frame in if problem == nil { problem = take(frame) } }) {
+            case .read: continue
+            case .ended: return
+            case .malformed(let reason): problem = reason
+            }
+        }
+        reject(MalformedAnswer("on its intake channel, \(problem!)"))
+    }
+
+    /// Submits the record `frame` carries and answers; what was wrong with it, if anything.
+    private func take(_ frame: WorkerFrame.Frame) -> String? {
+        let known = PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT | WorkerFrame.fromHandlerThread
+        let flags = UInt32(bitPattern: frame.number)
+        guard frame.kind == .record else { return "a \(frame.kind) frame, where only records go" }
+        guard frame.handler <= 1, flags & ~known == 0 else { return "a record with the flags \(flags) and \(frame.handler) for done" }
+        let relayed = frame.handler == 1 ? Unmanaged.passRetained(Relayed(relay: self, record: frame.call)) : nil
+        let answer = submissions.submit(
+            frame.payload, from: plugin, flags: flags & ~WorkerFrame.fromHandlerThread, done: relayed.map { _ in Self.done },
+            context: relayed?.toOpaque(), mayWait: flags & WorkerFrame.fromHandlerThread == 0)
+        if answer != .taken { relayed?.release() }
+        send(.submitted, record: frame.call, number: answer.rawValue)
+        return nil
+    }
+
+    /// One relayed record's `done`: where its result goes.
+    private final class Relayed {
+        let relay: IntakeRelay
+        let record: UInt64
+
+        init(relay: IntakeRelay, record: UInt64) {
+            self.relay = relay
+            self.record = record
+        }
+    }
+
+    /// The `done` of every relayed record: sends its result to the worker.
+    private static let done: ph_record_done = { context, result, line in
+        let relayed = Unmanaged<Relayed>.fromOpaque(context!).takeRetainedValue()
+        let bytes = UnsafeRawBufferPointer(start: line, count: strlen(line))
+        relayed.relay.send(.recordDone, record: relayed.record, number: Int32(bitPattern: result.rawValue), line: bytes)
+    }
+
+    /// Writes a frame without waiting: a worker that leaves its socket full
+    /// (a megabyte of answers unread) is ended. Nothing happens once it is gone.
+    private func send(_ kind: WorkerFrame.FrameKind, record: UInt64, number: Int32, line: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
+        var frame: [UInt8] = []
+        WorkerFrame.append(kind, call: record, number: number, to: &frame) { $0.append(contentsOf: line) }
+        let full = writing.withLock { _ in
+            frame.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { return errno == EAGAIN || errno == EWOULDBLOCK }
+                    offset += count
+                }
+                return false
+            }
+        }
+        if full { reject(MalformedAnswer("its intake channel is full: it does not read what the host answers")) }
+    }
+}

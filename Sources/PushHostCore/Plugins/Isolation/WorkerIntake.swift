@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Synchronization
+
+/// `ph.intake/1` in a worker: a record its plugin submits crosses to the
+/// host over the intake channel (fd 5, ``IntakeRelay`` at the other end),
+/// and `submit` waits there for the host's answer as it would in the host
+/// (while the host is full, unless `PH_RECORD_NO_WAIT`). A record's `done`
+/// comes back later, and the worker's loop calls it on its own thread
+/// (``takeResults()``), as the host calls it on its dispatch thread.
+///
+/// A record submitted from that thread (from a handler) tells the host not
+/// to wait: the host may be waiting for the very handler that submits it.
+final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
+    static let fd: Int32 = 5
+
+    /// A record's result, for the worker's thread to hand to its `done`.
+    struct Result: @unchecked Sendable {
+        let done: ph_record_done
+        let context: UnsafeMutableRawPointer?
+        let result: ph_result
+        let line: [CChar]
+    }
+
+    /// Readable when a result came.
+    let results = Inbox<Result>()
+    private let handlerThread = pthread_self()
+    /// Held while a record is written to the host.
+    private let writing = Mutex(())
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let answered = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Under `lock`:
+    private var nextRecord: UInt64 = 1
+    private var answers: [UInt64: Int32] = [:]
+    private var waitingDone: [UInt64: (done: ph_record_done, context: UnsafeMutableRawPointer?)] = [:]
+    private var readerStarted = false
+    private var hostGone = false
+
+    init() {
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(answered, nil)
+    }
+
+    /// [any thread] Sends the record to the host and waits for its answer;
+    /// -1 (stopping) when the host is gone.
+    func submit(
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: ph_record_done?, context: UnsafeMutableRawPointer?
+    ) -> PluginSubmissions.Answer {
+        let onHandlerThread = pthread_equal(handlerThread, pthread_self()) != 0
+        pthread_mutex_lock(lock)
+        let record = nextRecord
+        nextRecord += 1
+        if let done { waitingDone[record] = (done, context) }
+        if !readerStarted { startReader() }
+        pthread_mutex_unlock(lock)
+
+        var frame: [UInt8] = []
+        let sentFlags = flags & (PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT) | (onHandlerThread ? WorkerFrame.fromHandlerThread : 0)
+        WorkerFrame.append(.record, handler: done == nil ? 0 : 1, call: record, number: Int32(bitPattern: sentFlags), to: &frame) {
+            $0.append(contentsOf: bytes)
+        }
+        let sent = writing.withLock { _ in frame.withUnsafeBytes { sendAll(Self.fd, $0) } }
+
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        while sent && answers[record] == nil && !hostGone { pthread_cond_wait(answered, lock) }
+        let answer = answers.removeValue(forKey: record).flatMap(PluginSubmissions.Answer.init(rawValue:)) ?? .stopping
+        if answer != .taken { waitingDone[record] = nil }
+        return answer
+    }
+
+    /// [the worker's thread] Calls the `done` of each record whose result came.
+    func takeResults() {
+        for result in results.take() {
+            result.line.withUnsafeBufferPointer { result.done(result.context, result.result, $0.baseAddress!) }
+        }
+    }
+
+    /// [under `lock`] Starts the thread that reads what the host answers.
+    private func startReader() {
+        readerStarted = true
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<WorkerIntake>.fromOpaque(context!).takeRetainedValue().readAnswers()
+            return nil
+        }, Unmanaged.passRetained(self).toOpaque())
+        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
+        pthread_detach(thread)
+    }
+
+    /// Reads answers and results until the host is gone.
+    private func readAnswers() {
+        var reader = FrameReader(limit: 1 << 30)
+        while case .read = reader.read(from: Self.fd, { take($0) }) {}
+        pthread_mutex_lock(lock)
+        hostGone = true
+        pthread_cond_broadcast(answered)
+        pthread_mutex_unlock(lock)
+    }
+
+    private func take(_ frame: WorkerFrame.Frame) {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        switch frame.kind {
+        case .submitted:
+            answers[frame.call] = frame.number
+            pthread_cond_broadcast(answered)
+        case .recordDone:
+            guard let (done, context) = waitingDone.removeValue(forKey: frame.call) else { return }
+            let line = frame.payload.map { CChar(bitPattern: $0) } + [0]
+            results.post(Result(done: done, context: context, result: ph_result(rawValue: UInt32(bitPattern: frame.number)), line: line))
+        default:
+            break
+        }
+    }
+}
