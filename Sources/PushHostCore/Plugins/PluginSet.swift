@@ -46,11 +46,9 @@ package final class PluginSet {
             guard skipBad else { throw SetupError(problem) }
             logger.warning("\(problem)")
         }
-        for name in isolation.names.sorted() where !names.contains(name) {
-            let problem = manifests.contains(name)
-                ? "--isolate \(name): \(name) is an ffi manifest, which runs in the host"
-                : "--isolate \(name): no plugin named \(name) is loaded"
-            guard skipBad || manifests.contains(name) else { throw SetupError(problem) }
+        for name in isolation.names.sorted() where !names.contains(name) && !manifests.contains(name) {
+            let problem = "--isolate \(name): no plugin named \(name) is loaded"
+            guard skipBad else { throw SetupError(problem) }
             logger.warning("\(problem)")
         }
 
@@ -60,7 +58,7 @@ package final class PluginSet {
             for override in overrides where override.plugin == plugin.descriptor.name {
                 settings[override.key] = override.value
             }
-            let isolated = plugin.descriptor.ffi == nil && isolation.isolates(plugin.descriptor.name, settings: settings)
+            let isolated = isolation.isolates(plugin.descriptor.name, settings: settings)
             let instance = PluginInstance(
                 file: file,
                 descriptor: plugin.descriptor,

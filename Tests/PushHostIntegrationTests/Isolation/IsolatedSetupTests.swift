@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// What `--isolate` leaves in the host, saying so: interceptors, sources and
-/// ffi manifests; the other plugins still go to workers.
+/// What `--isolate` puts in workers (sources and ffi manifests too), and
+/// what it leaves in the host, saying so (interceptors).
 @Suite struct IsolatedSetupTests {
     static func message(_ id: String) -> String {
         #"{"message_id":"\#(id)","data":{}}"#
@@ -22,10 +22,10 @@ import Testing
         #expect(call.pid != run.pid && call.ppid == run.pid)
     }
 
-    /// An ffi manifest stays in the host: `--isolate NAME` for it says so and
-    /// goes on (no setup error); `--isolate all` isolates the others only.
+    /// An ffi manifest runs in a worker of its own under `--isolate NAME`
+    /// or `all`: its functions are called there, as in the host.
     @Test(arguments: [["--isolate", "legacy", "--isolate", "worker"], ["--isolate", "all"]])
-    func anFFIManifestStaysInTheHost(_ flags: [String]) throws {
+    func anFFIManifestRunsInItsWorker(_ flags: [String]) throws {
         let scratch = try Scratch()
         let manifest = try scratch.ffi(handlers: [Legacy.background()])
         let run = try scratch.runHost(try scratch.worker([.background]) + ["--ffi", manifest] + flags, stdin: ndjson(Self.message("m1")))
@@ -33,12 +33,27 @@ import Testing
         #expect(run.statuses == ["delivered"], "\(run.stderr)")
         #expect(run.line("m1")?["ui"] as? [String] == ["worker", "legacy"])
         #expect(scratch.legacyHandlerCalls.count == 1, "\(scratch.legacyCalls)")
-        if flags.contains("legacy") {
-            #expect(run.stderrLines.contains { $0.hasPrefix("warning ") && $0.contains("legacy") && $0.contains("an ffi manifest")
-                && $0.contains("runs in the host") }, "\(run.stderr)")
-        }
-        let call = try #require(scratch.workerCalls().first)
-        #expect(call.pid != run.pid && call.ppid == run.pid)
+        #expect(scratch.legacyCalls.first?.hasPrefix("legacy_open ") == true && scratch.legacyCalls.last == "legacy_close", "\(scratch.legacyCalls)")
+        #expect(!run.stderr.contains("runs in the host"), "\(run.stderr)")
+    }
+
+    /// A manifest that binds libc's `raise` to `data.signal`: isolated, the
+    /// message whose call raises SIGSEGV fails with the crash, and the next
+    /// goes to the worker started again; nothing else is lost.
+    @Test func anIsolatedFFIHandlerThatCrashesCostsItsMessage() throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.write("raiser.ffi.json", """
+            {"library": "libc.so.6", "handlers": [{"role": "background", "symbol": "raise", "returns": "int32", "params": ["int32"],
+              "args": [{"path": "data.signal", "default": 0}]}]}
+            """)
+        let run = try scratch.runHost(
+            ["--ffi", manifest, "--isolate", "raiser"],
+            stdin: ndjson(Self.message("m1"), #"{"message_id":"m2","data":{"signal":"11"}}"#, Self.message("m3")))
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.statuses == ["delivered", "failed", "delivered"], "\(run.stderr)")
+        #expect(run.line("m2")?["error"] as? String == "plugin raiser crashed in on_background: SIGSEGV")
+        #expect(run.stderrLines.contains { $0.hasPrefix("error pushhost: plugin raiser crashed in on_background: SIGSEGV; restarting its worker") },
+                "\(run.stderr)")
     }
 
     /// `--isolate all` runs a source in a worker of its own: its records
