@@ -10,7 +10,8 @@ struct DesktopActionTests {
     /// A host with the desktop plugin and the `issues` screen on a bus of
     /// its own with a notification server, its standard input a pipe the
     /// test writes to, after it posted `issue`; it runs until SIGTERM (the
-    /// desktop plugin is a source).
+    /// desktop plugin is a source). `isolated`: every plugin in a worker
+    /// (`--isolate all`).
     final class Live {
         let scratch: Scratch
         let bus: SessionBus
@@ -20,16 +21,16 @@ struct DesktopActionTests {
         let first: NotificationServer.Call
         private let input: Pipe
 
-        convenience init(capabilities: [String]? = nil) throws {
+        convenience init(capabilities: [String]? = nil, isolated: Bool = false) throws {
             let scratch = try Scratch()
             let bus = try SessionBus(scratch)
-            try self.init(scratch, bus: bus, server: try NotificationServer(on: bus, capabilities: capabilities))
+            try self.init(scratch, bus: bus, server: try NotificationServer(on: bus, capabilities: capabilities), isolated: isolated)
         }
 
         /// Another host on the same state, bus and server (a restart), its
         /// first message `first`.
         init(_ scratch: Scratch, bus: SessionBus, server: NotificationServer, first message: String = DesktopActionTests.issue,
-             calls: Int = 1) throws {
+             calls: Int = 1, isolated: Bool = false) throws {
             let input = Pipe()
             self.input = input
             self.scratch = scratch
@@ -37,10 +38,15 @@ struct DesktopActionTests {
             self.server = server
             host = try HostProcess(
                 ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
-                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")],
+                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")] + (isolated ? ["--isolate", "all"] : []),
                 errorPath: scratch.file("stderr.log"), environment: bus.environment, input: input)
             try input.fileHandleForWriting.write(contentsOf: Data((message + "\n").utf8))
             first = try #require(try server.waitForCalls(calls).last)
+        }
+
+        /// Whether the plugin runs in a worker of its own when `isolated`, and in the host else.
+        func runsDesktop(isolated: Bool) throws -> Bool {
+            TransportWorker.runs(host, plugin: try DesktopPlugin.path(), isolated: isolated)
         }
 
         func send(_ line: String) throws {
@@ -58,8 +64,9 @@ struct DesktopActionTests {
 
     static let issue = #"{"message_id":"m-1","notification":{"title":"Printer jammed","body":"Floor 2"},"data":{"rx_gcm_key_target":"issues","actions":"[{\"id\":\"ack\",\"title\":\"On my way\"},{\"id\":\"reply\",\"title\":\"Reply\",\"input\":true}]"}}"#
 
-    @Test func aTapTravelsBackToTheIssuesScreen() throws {
-        let live = try Live()
+    @Test(arguments: [false, true]) func aTapTravelsBackToTheIssuesScreen(isolated: Bool) throws {
+        let live = try Live(isolated: isolated)
+        #expect(try live.runsDesktop(isolated: isolated))
         // A tap on the notification (the server's first, id 1), while the app
         // is in the background: retained for the issues screen.
         try live.server.emit("ActionInvoked", "us", "1", "default")
@@ -79,10 +86,11 @@ struct DesktopActionTests {
         #expect(live.host.stop() == .status(0))
     }
 
-    @Test func buttonsAndTypedRepliesReachAVisibleScreenAtOnce() throws {
+    @Test(arguments: [false, true]) func buttonsAndTypedRepliesReachAVisibleScreenAtOnce(isolated: Bool) throws {
         // The message comes in the background; then the issues screen is
         // visible when the actions come.
-        let live = try Live(capabilities: ["body", "actions", "inline-reply"])
+        let live = try Live(capabilities: ["body", "actions", "inline-reply"], isolated: isolated)
+        #expect(try live.runsDesktop(isolated: isolated))
         let call = live.first
         // The server takes typed text: the reply action is KDE's inline reply.
         #expect(call.actions == ["default", "Open", "ack", "On my way", "inline-reply", "Reply"])

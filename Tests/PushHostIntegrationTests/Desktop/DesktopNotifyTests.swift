@@ -7,19 +7,33 @@ import Testing
 @Suite(.enabled(if: DesktopPlugin.canRun, "needs dbus-daemon, python3-dbusmock, libsystemd-dev and libcurl4-openssl-dev"))
 struct DesktopNotifyTests {
     /// Runs `pushhost run` with the desktop plugin (taps off, so that the
-    /// host ends with its input) and `settings`, on `bus`.
+    /// host ends with its input) and `settings`, on `bus`, until `input`
+    /// ends; `isolated`: every plugin in a worker (`--isolate all`). Before
+    /// the input ends, it checks that the plugin runs where it should.
     static func run(
-        _ scratch: Scratch, on bus: SessionBus, _ input: String, settings: [String: String] = [:], more: [String] = []
+        _ scratch: Scratch, on bus: SessionBus, _ input: String, settings: [String: String] = [:], more: [String] = [],
+        isolated: Bool = false
     ) throws -> Command {
         let sets = (["actions": "false"].merging(settings) { $1 }).sorted { $0.key < $1.key }
             .flatMap { ["--set", "desktop.\($0.key)=\($0.value)"] }
-        return try Command.pushhost(
+        let feed = Pipe()
+        let host = try HostProcess(
             ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--plugin",
-             try DesktopPlugin.path()] + sets + more,
-            stdin: input, environment: bus.environment)
+             try DesktopPlugin.path()] + sets + more + (isolated ? ["--isolate", "all"] : []),
+            errorPath: scratch.file("stderr.log"), environment: bus.environment, input: feed)
+        #expect(TransportWorker.runs(host, plugin: try DesktopPlugin.path(), isolated: isolated), "\(host.stderr)")
+        try feed.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+        try feed.fileHandleForWriting.close()
+        let exit = host.waitForExit()
+        let status: Int32 = switch exit {
+        case .status(let code): code
+        case .signal(let number): 128 + number
+        case nil: -1
+        }
+        return Command(status: status, stdout: "", stderr: host.stderr, rawStderr: scratch.read("stderr.log"))
     }
 
-    @Test func aMessageBecomesANotifyCallWithItsFields() throws {
+    @Test(arguments: [false, true]) func aMessageBecomesANotifyCallWithItsFields(isolated: Bool) throws {
         let scratch = try Scratch()
         let bus = try SessionBus(scratch)
         let server = try NotificationServer(on: bus)
@@ -29,7 +43,8 @@ struct DesktopNotifyTests {
             """#
         let result = try Self.run(
             scratch, on: bus, message + "\n",
-            settings: ["app_name": "Office", "timeout": "2.5", "desktop_entry": "org.example.Office", "image_dirs": scratch.file("pictures")])
+            settings: ["app_name": "Office", "timeout": "2.5", "desktop_entry": "org.example.Office", "image_dirs": scratch.file("pictures")],
+            isolated: isolated)
         #expect(result.status == 0, "\(result.stderr)")
 
         let call = try #require(try server.calls().first)
@@ -50,7 +65,7 @@ struct DesktopNotifyTests {
         #expect(report.map { $0["ui"] as? [String] } == [["desktop"]])
     }
 
-    @Test func aCollapseKeyReplacesTheNotificationBeforeIt() throws {
+    @Test(arguments: [false, true]) func aCollapseKeyReplacesTheNotificationBeforeIt(isolated: Bool) throws {
         let scratch = try Scratch()
         let bus = try SessionBus(scratch)
         let server = try NotificationServer(on: bus)
@@ -59,7 +74,7 @@ struct DesktopNotifyTests {
             #"{"message_id":"m-2","notification":{"title":"Toner low"}}"#,
             #"{"message_id":"m-3","collapse_key":"order-77","notification":{"title":"Order 77 shipped"}}"#,
             #"{"message_id":"m-4","collapse_key":"order-78","notification":{"title":"Order 78 packed"}}"#)
-        let result = try Self.run(scratch, on: bus, input)
+        let result = try Self.run(scratch, on: bus, input, isolated: isolated)
         #expect(result.status == 0, "\(result.stderr)")
         let calls = try server.calls()
         #expect(calls.map(\.summary) == ["Order 77 packed", "Toner low", "Order 77 shipped", "Order 78 packed"])

@@ -23,9 +23,9 @@ struct FullHostTests {
         try scratch.probe("slow", [.data, .background], settings: ["verdict": "pending", "delay_ms": "300"])
     }
 
-    static func start(_ name: String, _ scratch: Scratch, _ server: NatsServer, options: [String] = []) throws -> NatsHost {
+    static func start(_ name: String, _ scratch: Scratch, _ server: NatsServer, options: [String] = [], isolated: Bool = false) throws -> NatsHost {
         let host = try NatsHost(name, scratch, server: server, settings: slowTimers, plugins: try slowPlugin(scratch),
-                                options: ["--max-pending", "\(maxPending)"] + options)
+                                options: ["--max-pending", "\(maxPending)"] + options, isolated: isolated)
         try host.waitUntilReading()
         return host
     }
@@ -60,10 +60,12 @@ struct FullHostTests {
         #expect(lines.allSatisfy { $0["status"] as? String == "delivered" }, "\(lines.filter { $0["status"] as? String != "delivered" })")
     }
 
-    @Test func aFullHostLeavesWhatItCannotStartOnTheServer() throws {
+    /// Isolated too: the plugin's submit waits in its worker while the host is full.
+    @Test(arguments: [false, true]) func aFullHostLeavesWhatItCannotStartOnTheServer(isolated: Bool) throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
-        let a = try Self.start("a", scratch, server)
+        let a = try Self.start("a", scratch, server, isolated: isolated)
+        #expect(try a.runsNats(isolated: isolated))
         try server.publish(Self.published.map { natsRecord($0) }, to: "pushes.news")
         let most = try #require(Self.mostAckPending(server, until: [a], reported: 200), "\(a.report.count) reported")
         // The host was full (it works 8 at a time), and the rest stayed on the server.

@@ -17,22 +17,29 @@ final class NatsHost {
     let host: HostProcess
 
     /// Starts the instance `name` with `settings` over the defaults (a value
-    /// "" removes one) and `plugins` (run arguments) after the nats plugin.
+    /// "" removes one) and `plugins` (run arguments) after the nats plugin;
+    /// `isolated`: every plugin in a worker (`--isolate all`).
     init(_ name: String, _ scratch: Scratch, server: NatsServer, settings: [String: String] = [:], plugins: [String] = [],
-         options: [String] = []) throws {
+         options: [String] = [], isolated: Bool = false) throws {
         self.name = name
         self.scratch = scratch
         let all = Self.defaults.merging(["servers": server.url]) { $1 }.merging(settings) { $1 }.filter { !$0.value.isEmpty }
         host = try HostProcess(
             ["run", "--state", scratch.file("\(name)-state"), "--report", scratch.file("\(name)-report.ndjson"),
              "--plugin", try NatsPlugin.path()]
-                + all.sorted { $0.key < $1.key }.flatMap { ["--set", "nats.\($0.key)=\($0.value)"] } + plugins + options,
+                + all.sorted { $0.key < $1.key }.flatMap { ["--set", "nats.\($0.key)=\($0.value)"] } + plugins + options
+                + (isolated ? ["--isolate", "all"] : []),
             errorPath: scratch.file("\(name)-stderr.log"))
     }
 
     /// Waits until the plugin reads the stream.
     func waitUntilReading() throws {
         try #require(host.waitForStderr("info nats: reading the stream"), "\(name):\n\(host.stderr)")
+    }
+
+    /// Whether the plugin runs in a worker of its own when `isolated`, and in the host else.
+    func runsNats(isolated: Bool) throws -> Bool {
+        TransportWorker.runs(host, plugin: try NatsPlugin.path(), isolated: isolated)
     }
 
     /// The report lines so far.

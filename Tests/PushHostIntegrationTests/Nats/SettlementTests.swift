@@ -27,12 +27,13 @@ struct SettlementTests {
         PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }
         """#
 
-    @Test func aFailedDataStageIsRetriedAfterTheBackOff() throws {
+    @Test(arguments: [false, true]) func aFailedDataStageIsRetriedAfterTheBackOff(isolated: Bool) throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
         let flaky = try scratch.plugin("flaky.so", Self.flaky)
-        let a = try NatsHost("a", scratch, server: server, settings: ["back_off": "0.3,0.6"], plugins: ["--plugin", flaky])
+        let a = try NatsHost("a", scratch, server: server, settings: ["back_off": "0.3,0.6"], plugins: ["--plugin", flaky], isolated: isolated)
         try a.waitUntilReading()
+        #expect(try a.runsNats(isolated: isolated))
         try server.publish([natsRecord("again")], to: "pushes.news")
         let ids = reportedIDs([a], count: 3)
         #expect(ids == ["again", "again", "again"])
@@ -43,12 +44,13 @@ struct SettlementTests {
         #expect(a.host.stop() == .status(0))
     }
 
-    @Test func aPoisonRecordGoesToTheDeadLetterSubjectAfterMaxDeliver() throws {
+    @Test(arguments: [false, true]) func aPoisonRecordGoesToTheDeadLetterSubjectAfterMaxDeliver(isolated: Bool) throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
         let probe = try scratch.probe("probe", [.data])
-        let a = try NatsHost("a", scratch, server: server, settings: ["max_deliver": "3"], plugins: probe)
+        let a = try NatsHost("a", scratch, server: server, settings: ["max_deliver": "3"], plugins: probe, isolated: isolated)
         try a.waitUntilReading()
+        #expect(try a.runsNats(isolated: isolated))
         try server.publish([natsRecord("poison", ["verdict": "failed"]), "not json", natsRecord("fine")], to: "pushes.news")
         #expect(eventually(timeout: .seconds(20)) { ((try? server.messages(in: "PUSHES_DEAD")) ?? []).count == 2 })
         let dead = try server.messages(in: "PUSHES_DEAD")

@@ -6,15 +6,16 @@ import Testing
 /// handled by another, and nothing settled that the host was not done with.
 @Suite(.enabled(if: NatsPlugin.canRun, "needs nats-server and libnats-dev"))
 struct SharedConsumerTests {
-    @Test func twoHostsSharingOneConsumerHandleEachRecordOnce() throws {
+    @Test(arguments: [false, true]) func twoHostsSharingOneConsumerHandleEachRecordOnce(isolated: Bool) throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
         // Each message takes the probe 2 ms, so that both instances get a share.
         let probe = try scratch.probe("probe", [.data], settings: ["verdict": "pending", "delay_ms": "2"])
-        let a = try NatsHost("a", scratch, server: server, settings: ["batch": "4"], plugins: probe)
+        let a = try NatsHost("a", scratch, server: server, settings: ["batch": "4"], plugins: probe, isolated: isolated)
         try a.waitUntilReading()
-        let b = try NatsHost("b", scratch, server: server, settings: ["batch": "4"], plugins: probe)
+        let b = try NatsHost("b", scratch, server: server, settings: ["batch": "4"], plugins: probe, isolated: isolated)
         try b.waitUntilReading()
+        #expect(try a.runsNats(isolated: isolated) && b.runsNats(isolated: isolated))
 
         let records = (1...300).map { natsRecord("r\($0)") }
         try server.publish(records, to: "pushes.news")
@@ -63,14 +64,15 @@ struct SharedConsumerTests {
         #expect(b.host.stop() == .status(0))
     }
 
-    @Test func aStoppedHostSettlesOnlyWhatItFinished() throws {
+    @Test(arguments: [false, true]) func aStoppedHostSettlesOnlyWhatItFinished(isolated: Bool) throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
         // "held" never gets its verdict; the others do at once.
         let probe = try scratch.probe("probe", [.data])
         let a = try NatsHost("a", scratch, server: server, settings: ["back_off": "60"], plugins: probe,
-                             options: ["--stop-timeout", "1"])
+                             options: ["--stop-timeout", "1"], isolated: isolated)
         try a.waitUntilReading()
+        #expect(try a.runsNats(isolated: isolated))
         try server.publish([natsRecord("done-1"), #"{"message_id":"held","data":{"probe":{"verdict":"pending-never"}}}"#, natsRecord("done-2")],
                            to: "pushes.news")
         #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("probe data done-2") })

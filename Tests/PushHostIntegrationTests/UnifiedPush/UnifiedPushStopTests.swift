@@ -6,12 +6,13 @@ import Testing
 /// dispatched, each said in the log.
 @Suite(.enabled(if: UnifiedPushPlugin.canRun, "needs dbus-daemon, python3-dbusmock, python3-cryptography, libsystemd-dev and libssl-dev"))
 struct UnifiedPushStopTests {
-    @Test func aStopWhilePushesArriveEndsTheHostWithStatus0() throws {
+    @Test(arguments: [false, true]) func aStopWhilePushesArriveEndsTheHostWithStatus0(isolated: Bool) throws {
         let scratch = try Scratch()
         let (bus, distributor) = try UnifiedPushTests.accepting(scratch)
         let live = try UnifiedPushTests.Live(
-            scratch, bus: bus, settings: try scratch.probe("d", [.data]) + ["--max-pending", "1", "--stop-timeout", "1"])
+            scratch, bus: bus, settings: try scratch.probe("d", [.data]) + ["--max-pending", "1", "--stop-timeout", "1"], isolated: isolated)
         let token = try live.registered()
+        #expect(try live.runsUnifiedPush(isolated: isolated))
         func push(_ id: String, data: String = "{}", waiting: Bool = true) throws {
             try distributor.push(
                 to: UnifiedPushTests.app, token: token, keys: live.keys, #"{"message_id":"\#(id)","data":\#(data)}"#,

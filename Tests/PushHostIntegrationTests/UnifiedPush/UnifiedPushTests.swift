@@ -10,19 +10,26 @@ struct UnifiedPushTests {
 
     /// A host with the unifiedpush plugin, `token-log` and `notify`, on a bus
     /// of its own; it runs until SIGTERM (the plugin is a source).
+    /// `isolated`: every plugin in a worker (`--isolate all`).
     final class Live {
         let scratch: Scratch
         let bus: SessionBus
         let host: HostProcess
 
-        init(_ scratch: Scratch, bus: SessionBus, settings: [String] = []) throws {
+        init(_ scratch: Scratch, bus: SessionBus, settings: [String] = [], isolated: Bool = false) throws {
             self.scratch = scratch
             self.bus = bus
             host = try HostProcess(
                 ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
                  "--plugin", try UnifiedPushPlugin.path(), "--set", "unifiedpush.app_id=\(UnifiedPushTests.app)",
-                 "--plugin", Paths.sample("token-log"), "--plugin", Paths.sample("notify")] + settings,
+                 "--plugin", Paths.sample("token-log"), "--plugin", Paths.sample("notify")] + settings
+                    + (isolated ? ["--isolate", "all"] : []),
                 errorPath: scratch.file("stderr.log"), environment: bus.environment)
+        }
+
+        /// Whether the plugin runs in a worker of its own when `isolated`, and in the host else.
+        func runsUnifiedPush(isolated: Bool) throws -> Bool {
+            TransportWorker.runs(host, plugin: try UnifiedPushPlugin.path(), isolated: isolated)
         }
 
         /// The key file in the plugin's state folder.
@@ -57,12 +64,13 @@ struct UnifiedPushTests {
         return (bus, distributor)
     }
 
-    @Test func theEndpointIsTheTokenAndPushesArriveDecrypted() throws {
+    @Test(arguments: [false, true]) func theEndpointIsTheTokenAndPushesArriveDecrypted(isolated: Bool) throws {
         let scratch = try Scratch()
         let (bus, distributor) = try Self.accepting(scratch)
-        let live = try Live(scratch, bus: bus)
+        let live = try Live(scratch, bus: bus, isolated: isolated)
         let endpointLine = "info token-log: token https://push.example.net/up/"
         #expect(live.host.waitForStderr(endpointLine), "\(live.host.stderr)")
+        #expect(try live.runsUnifiedPush(isolated: isolated))
 
         // Registered once, with our service, token and description.
         let token = try live.token()
@@ -94,11 +102,12 @@ struct UnifiedPushTests {
         #expect(live.host.stop() == .status(0))
     }
 
-    @Test func whatDoesNotDecryptOrIsNotOursNeverReachesTheHost() throws {
+    @Test(arguments: [false, true]) func whatDoesNotDecryptOrIsNotOursNeverReachesTheHost(isolated: Bool) throws {
         let scratch = try Scratch()
         let (bus, distributor) = try Self.accepting(scratch)
-        let live = try Live(scratch, bus: bus)
+        let live = try Live(scratch, bus: bus, isolated: isolated)
         let token = try live.registered()
+        #expect(try live.runsUnifiedPush(isolated: isolated))
 
         // Encrypted to other keys: a key file of another connector.
         let other = try scratch.write("other-keys", """

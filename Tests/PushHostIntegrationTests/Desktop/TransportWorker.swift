@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// A transport's worker process under `--isolate all` (docs/running.md,
+/// crash isolation): a child of the host, started from any of its threads,
+/// whose command line is `pushhost worker --plugin FILE ...`. The desktop,
+/// unifiedpush and nats tests find it here to show that the transport ran
+/// there, and to crash it.
+enum TransportWorker {
+    /// The pids of the children of `host` that serve the plugin `file`.
+    static func pids(of host: pid_t, plugin file: String) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(host)/task")) ?? []
+        let children = tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(host)/task/\(task)/children", encoding: .utf8)) ?? "")
+                .split(separator: " ").compactMap { pid_t($0) }
+        }
+        return children.filter { child in
+            let words = FileManager.default.contents(atPath: "/proc/\(child)/cmdline")?
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) } ?? []
+            return words.dropFirst().first == "worker" && zip(words, words.dropFirst()).contains { $0 == "--plugin" && $1 == file }
+        }
+    }
+
+    /// Waits until `host` has one worker for `file` and it is not
+    /// `previous` (a worker that crashed); its pid, or nil after 20 s.
+    static func find(_ host: HostProcess, plugin file: String, replacing previous: pid_t? = nil) -> pid_t? {
+        var found: [pid_t] = []
+        eventually(timeout: .seconds(20)) {
+            found = pids(of: host.pid, plugin: file)
+            return found.count == 1 && found != previous.map { [$0] }
+        }
+        return found.count == 1 && found != previous.map { [$0] } ? found[0] : nil
+    }
+
+    /// Whether `host` runs the plugin `file` as it should: in a worker of
+    /// its own when `isolated`, else in no worker at all.
+    static func runs(_ host: HostProcess, plugin file: String, isolated: Bool) -> Bool {
+        isolated ? find(host, plugin: file) != nil : pids(of: host.pid, plugin: file).isEmpty
+    }
+
+    /// SIGSEGV to the worker `pid`, as a bug in its plugin would: the host's
+    /// error line for it, `plugin NAME crashed ...: SIGSEGV; restarting its
+    /// worker in 0.1s ...`, once it came (nil after 20 s).
+    static func crash(_ pid: pid_t, of host: HostProcess, plugin name: String) -> String? {
+        kill(pid, SIGSEGV)
+        var line: String?
+        eventually(timeout: .seconds(20)) {
+            line = host.stderr.split(separator: "\n").last { $0.hasPrefix("error pushhost: plugin \(name) crashed ") }.map(String.init)
+            return line != nil
+        }
+        return line
+    }
+}
