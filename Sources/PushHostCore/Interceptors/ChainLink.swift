@@ -175,6 +175,12 @@ final class ChainLink: @unchecked Sendable {
         }
     }
 
+    /// Ends the turn as broken: the message fails, `problem` saying why
+    /// (an isolated interceptor that broke the rules in its worker).
+    static func breakTurn(_ chain: OpaquePointer, problem: String) {
+        end(chain, call: "stop", with: .broken(problem))
+    }
+
     /// Ends the turn with `ending` (posting it when `intercept` returned
     /// already); a second ending breaks the turn, when the dispatch thread
     /// has not taken the first yet, and is logged either way.

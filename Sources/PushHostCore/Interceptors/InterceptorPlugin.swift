@@ -3,7 +3,7 @@ import Logging
 
 /// A plugin that offers `ph.interceptor/1`: its handlers, and what its
 /// chains' calls need from any thread (its name, its log, where a turn
-/// that ends later is posted).
+/// that ends later is posted). An isolated one's handlers post to its worker.
 final class InterceptorPlugin: @unchecked Sendable {
     let interceptor: InterceptorName
     let logger: Logger
@@ -22,6 +22,20 @@ final class InterceptorPlugin: @unchecked Sendable {
     ///
     /// - Throws: when the table is too small to hold `intercept`, or lacks it.
     init?(_ plugin: PluginInstance, inbox: Inbox<ChainLink.Posted>) throws(SetupError) {
+        interceptor = InterceptorName.register(plugin.name)
+        logger = plugin.context.logger
+        self.inbox = inbox
+        index = plugin.index
+        state = plugin.state
+        if let worker = plugin.worker {
+            // Its worker checked the table as below; each turn is posted there.
+            guard worker.offers & WorkerFrame.offersInterceptor != 0 else { return nil }
+            intercept = { state, chain in Worker.from(state).intercept(chain) }
+            onOutcome = worker.offers & WorkerFrame.offersOutcome == 0 ? nil : { state, message, line in
+                Worker.from(state).outcome(message, line: line)
+            }
+            return
+        }
         guard let offered = plugin.plugInExtension(PH_EXT_INTERCEPTOR) else { return nil }
         let size = Int(offered.load(as: UInt32.self))
         let interceptAt = MemoryLayout<ph_interceptor>.offset(of: \.intercept)!
@@ -32,11 +46,6 @@ final class InterceptorPlugin: @unchecked Sendable {
         guard let intercept = offered.load(fromByteOffset: interceptAt, as: ph_interceptor.InterceptFunction?.self) else {
             throw SetupError("plugin \(plugin.name): its \(PH_EXT_INTERCEPTOR) table lacks intercept")
         }
-        interceptor = InterceptorName.register(plugin.name)
-        logger = plugin.context.logger
-        self.inbox = inbox
-        index = plugin.index
-        state = plugin.state
         self.intercept = intercept
         onOutcome = size >= onOutcomeAt + MemoryLayout<UnsafeRawPointer>.size
             ? offered.load(fromByteOffset: onOutcomeAt, as: ph_interceptor.OutcomeFunction?.self) : nil

@@ -29,20 +29,13 @@ final class PluginInstance {
     }
 
     /// Calls `create` (an ffi plugin's `init`); a plugin without one has no
-    /// state and always succeeds. An isolated plugin is created in its
-    /// worker, unless it offers an interceptor, which runs in the host: then
-    /// it is destroyed there and created here.
+    /// state and always succeeds. An isolated plugin is created in its worker.
     func create() throws(PluginRefusal) {
         if let worker {
-            let offers = try worker.start()
-            guard offers & WorkerFrame.offersInterceptor != 0 else {
-                descriptor.raw = worker.raw
-                state = worker.handlerState
-                return
-            }
-            worker.stop()
-            self.worker = nil
-            context.logger.warning("plugin \(name) offers \(PH_EXT_INTERCEPTOR), which runs in the host: --isolate does not apply to it")
+            try worker.start()
+            descriptor.raw = worker.raw
+            state = worker.handlerState
+            return
         }
         if let ffi = descriptor.ffi {
             state = try ffi.start(host: host)

@@ -38,13 +38,16 @@
  *   `delay_ms`), hold-suppress (a thread stops after `delay_ms`), never
  *   (neither), proceed-twice, proceed-stop (both, during the call),
  *   hold-twice (a thread proceeds twice), continue (a `stop` with
- *   `PH_CONTINUE`, which is no stop verdict).
+ *   `PH_CONTINUE`, which is no stop verdict), segv (raises SIGSEGV in the
+ *   call), hold-segv (a thread raises SIGSEGV after `delay_ms`: for
+ *   `--isolate`).
  * - `set`: `PATH=JSON` (or `PATH` alone to remove) for `set` during the
  *   call; `set_later`: the same, from the thread of a held turn.
  */
 #define _DEFAULT_SOURCE
 #include <pushhost.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +301,9 @@ static void *end_later(void *p) {
     fprintf(self->out, "%s later %s %s%s\n", NAME, h->id, or_dash(h->target), extra);
     fflush(self->out);
     funlockfile(self->out);
-    if (strcmp(h->mode, "hold-suppress") == 0) {
+    if (strcmp(h->mode, "hold-segv") == 0) {
+        raise(SIGSEGV);
+    } else if (strcmp(h->mode, "hold-suppress") == 0) {
         chain->stop(h->link, PH_SUPPRESS, "held, then told to");
     } else {
         chain->proceed(h->link);
@@ -337,6 +342,8 @@ static void intercept(void *p, ph_chain *link) {
         chain->stop(link, PH_SUPPRESS, reason);
     } else if (strcmp(mode, "continue") == 0) {
         chain->stop(link, PH_CONTINUE, reason);
+    } else if (strcmp(mode, "segv") == 0) {
+        raise(SIGSEGV);
     } else if (strncmp(mode, "hold", 4) == 0) {
         held *h = calloc(1, sizeof *h);
         const char *delay = setting(self, m, "delay_ms");

@@ -70,6 +70,8 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  * - `scribble`: 4 KiB of (seeded) random bytes to each of its descriptors 3
  *   to 7 (3 is its socket to the host), except its log's;
  * - `socket-frame`: a frame header that says 4 GiB, on its socket;
+ * - `intake-kind`, `intake-huge`: on its intake channel (fd 5), a frame of
+ *   the unknown kind 200, and a record frame's header that says 4 GiB;
  * - `ring-head`: the ring's positions: its write position 2 MiB past the
  *   read position, the shared read position garbage;
  * - `ring-frame`: a returned frame's header that says 4 GiB, published as 20
@@ -81,7 +83,8 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  * Each `ring-` attack first waits (10 s at most) until the host took every
  * answer the ring holds, so that the answers before it count.
  *
- * The channel as a worker lays it out: its socket is fd 3; its
+ * The channel as a worker lays it out: its socket is fd 3 (its intake
+ * channel, for the records its plugin submits, fd 5); its
  * answer ring, a memfd mapped as "pushhost-worker", is a page whose
  * first u64 is the worker's write position and whose u64 at 64 is
  * the host's read position, then 1 MiB of frames:
@@ -91,6 +94,8 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
 #define RING_CAPACITY (1u << 20)
 #define KIND_RETURNED 5
 #define KIND_COMPLETED 6
+#define KIND_RECORD 8
+#define INTAKE 5
 
 static unsigned char *find_ring(void) {
     FILE *maps = fopen("/proc/self/maps", "r");
@@ -160,6 +165,13 @@ static int forge(worker *self, const char *fault) {
     if (strcmp(fault, "socket-frame") == 0) {
         header(frame, 0xFFFFFFF0u, KIND_RETURNED, 1);
         ssize_t written = write(CHANNEL, frame, 20);
+        (void)written;
+        return 0;
+    }
+    if (strcmp(fault, "intake-kind") == 0 || strcmp(fault, "intake-huge") == 0) {
+        if (fault[7] == 'k') header(frame, 16, 200, 1);
+        else header(frame, 0xFFFFFFF0u, KIND_RECORD, 1);
+        ssize_t written = write(INTAKE, frame, 20);
         (void)written;
         return 0;
     }

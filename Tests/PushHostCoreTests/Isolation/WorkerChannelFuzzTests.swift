@@ -23,6 +23,10 @@ import Glibc
         [.returned(call: 3, verdict: PH_CONTINUE, problem: ""), .recycling(mebibytes: 65)],
         [.returned(call: .max, verdict: ph_verdict(rawValue: 42), problem: String(repeating: "x", count: 300)),
          .completed(call: 9, verdict: PH_FAILED), .returned(call: 10, verdict: PH_CONTINUE, problem: nil)],
+        [.returned(call: 4, verdict: PH_PENDING, problem: nil), .intercepted(call: 4, ending: .proceeded, reason: nil, edits: [])],
+        [.intercepted(call: 5, ending: .suppressed, reason: "seen ✓", edits: [
+            ChainEdit(path: "notification.image", json: #""https://img.test/a.png""#), ChainEdit(path: "collapse_key", json: nil),
+        ]), .intercepted(call: 6, ending: .broken, reason: "called proceed twice", edits: [ChainEdit(path: "data.k", json: "")])],
     ]
 
     @Test(arguments: good)
@@ -41,7 +45,7 @@ import Glibc
             // Half of them start like a frame, so that the reading gets past the header.
             if bytes.count >= 8, Bool.random(using: &random) {
                 Self.store(UInt32(bytes.count - 4), at: 0, in: &bytes)
-                bytes[4] = UInt8.random(in: 5...7, using: &random)
+                bytes[4] = [5, 6, 7, WorkerFrame.FrameKind.intercepted.rawValue].randomElement(using: &random)!
                 bytes[5] = 0
                 bytes[6] = 0
                 bytes[7] = 0
@@ -223,6 +227,14 @@ import Glibc
                 WorkerFrame.append(.completed, call: call, number: Int32(bitPattern: verdict.rawValue), to: &out)
             case .recycling(let mebibytes):
                 WorkerFrame.append(.recycling, number: mebibytes, to: &out)
+            case .intercepted(let call, let ending, let reason, let edits):
+                WorkerFrame.append(.intercepted, call: call, number: ending.rawValue, to: &out) { buffer in
+                    WorkerFrame.appendField(reason, to: &buffer)
+                    for edit in edits {
+                        WorkerFrame.appendField(edit.path, to: &buffer)
+                        WorkerFrame.appendField(edit.json, to: &buffer)
+                    }
+                }
             }
         }
         return out

@@ -1,25 +1,11 @@
 import Foundation
 import Testing
 
-/// What `--isolate` puts in workers (sources and ffi manifests too), and
-/// what it leaves in the host, saying so (interceptors).
+/// What `--isolate` puts in workers besides handlers: ffi manifests and
+/// sources (interceptors: IsolatedInterceptorTests).
 @Suite struct IsolatedSetupTests {
     static func message(_ id: String) -> String {
         #"{"message_id":"\#(id)","data":{}}"#
-    }
-
-    /// `--isolate all` leaves an interceptor in the host, saying so.
-    @Test func anInterceptorStaysInTheHost() throws {
-        let scratch = try Scratch()
-        let plugins = try scratch.probe("icept", [.interceptor]) + scratch.worker([.background])
-        let run = try scratch.runHost(plugins + ["--isolate", "all"], stdin: ndjson(Self.message("m1")))
-        #expect(run.exit == .status(0), "\(run.stderr)")
-        #expect(run.stderrLines.contains { $0.hasPrefix("warning ") &&
-            $0.contains("plugin icept offers ph.interceptor/1, which runs in the host: --isolate does not apply to it") }, "\(run.stderr)")
-        #expect(run.statuses == ["delivered"])
-        #expect(scratch.probeCalls() == ["icept intercept m1", "icept outcome m1"])
-        let call = try #require(scratch.workerCalls().first)
-        #expect(call.pid != run.pid && call.ppid == run.pid)
     }
 
     /// An ffi manifest runs in a worker of its own under `--isolate NAME`

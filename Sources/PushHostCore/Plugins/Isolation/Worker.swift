@@ -35,7 +35,7 @@ final class Worker {
     struct Call {
         let id: UInt64
         let handler: PluginHandler
-        /// The message's handle, 0 for a token call.
+        /// The message's handle (an `intercept`'s: its chain), 0 for a token or source call.
         let address: UInt
         /// The action and input of `on_action`, the token and previous one of `on_token`.
         let first: String?
@@ -65,6 +65,8 @@ final class Worker {
     @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle.
     @exclusivity(unchecked) private var pending: [UInt64: UInt] = [:]
+    /// Interceptor turns whose `intercept` returned and which have not ended, by call id: their chain.
+    private var turns: [UInt64: UInt] = [:]
     /// The last call answered (or failed), and the last UI call posted.
     @exclusivity(unchecked) private(set) var returnedThrough: UInt64 = 0
     @exclusivity(unchecked) private(set) var lastUI: UInt64 = 0
@@ -124,9 +126,9 @@ final class Worker {
 
     // MARK: Starting
 
-    /// Starts the worker and waits until its plugin is created; the
-    /// extensions the plugin offers (``WorkerFrame/offersInterceptor``, ...).
-    func start() throws(PluginRefusal) -> Int32 {
+    /// Starts the worker and waits until its plugin is created, noting the
+    /// extensions the plugin offers (``offers``).
+    func start() throws(PluginRefusal) {
         let process: WorkerProcess
         do {
             process = try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: name, submissions: submissions)
@@ -141,7 +143,7 @@ final class Worker {
             let status = Self.killAndWait(process)
             let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
             if exit == WorkerLaunch.createFailed { throw .createFailed }
-            if exit == WorkerLaunch.unusableSource { throw .workerFailed("its \(PH_EXT_SOURCE) table is unusable (its worker said why above)") }
+            if exit == WorkerLaunch.unusableExtension { throw .workerFailed("an extension table it offers is unusable (its worker said why above)") }
             throw .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
         case .malformed(let problem):
             _ = Self.killAndWait(process)
@@ -157,7 +159,6 @@ final class Worker {
         self.process = process
         rejected = false
         phase = .running
-        return offers
     }
 
     /// Kills a worker whose reader has not started, and waits for it: its wait status.
@@ -185,9 +186,32 @@ final class Worker {
             if let message { Message.noteProblem(message, disabledReason) }
             return
         }
-        if handler != .onData { workers.settle(except: self) }
+        if Self.isOrdered(handler) { workers.settle(except: self) }
         let call = enqueue(handler, address: message.map { UInt(bitPattern: UnsafeRawPointer($0)) } ?? 0, first: first, second: second)
-        if handler != .onData { workers.notePostedUI(self, call: call) }
+        if Self.isOrdered(handler) { workers.notePostedUI(self, call: call) }
+        if out.count >= 1 << 16 { flush() }
+    }
+
+    /// Whether calls of `handler` keep the host's order across workers (the
+    /// UI calls, token, action and source calls), or go on at once (the
+    /// stages before the UI stage, and `on_outcome`, which nothing awaits).
+    private static func isOrdered(_ handler: PluginHandler) -> Bool {
+        handler != .onData && handler != .intercept && handler != .onOutcome
+    }
+
+    /// `intercept`: posts the turn under `chain`, which the stage holds
+    /// until the worker says how it ended (``WorkerAnswer/intercepted(call:ending:reason:edits:)``).
+    func intercept(_ chain: OpaquePointer) {
+        let address = UInt(bitPattern: UnsafeRawPointer(chain))
+        if case .disabled = phase { return workers.interception?.fail(turn: address, reason: disabledReason) ?? () }
+        enqueue(.intercept, address: address)
+        if out.count >= 1 << 16 { flush() }
+    }
+
+    /// `on_outcome`: posts the report line of a message the interceptor proceeded.
+    func outcome(_ message: OpaquePointer, line: UnsafePointer<CChar>) {
+        if case .disabled = phase { return }
+        enqueue(.onOutcome, address: UInt(bitPattern: UnsafeRawPointer(message)), first: String(cString: line))
         if out.count >= 1 << 16 { flush() }
     }
 
@@ -197,7 +221,7 @@ final class Worker {
         let call = Call(id: nextID, handler: handler, address: address, first: first, second: second)
         nextID += 1
         calls.append(call)
-        if handler != .onData { lastUI = call.id }
+        if Self.isOrdered(handler) { lastUI = call.id }
         if case .running = phase, let process {
             encode(call)
             process.notePosted()
@@ -222,32 +246,30 @@ final class Worker {
         let start = out.count
         WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out) { buffer in
             if call.address != 0 {
-                let found = Message.withRecord(OpaquePointer(bitPattern: call.address)!) { source, record, normalized in
+                let message = call.handler == .intercept
+                    ? workers.interception?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
+                let found = Message.withRecord(message) { source, record, normalized in
                     source.appendField(to: &buffer)
                     WorkerFrame.appendField(record, to: &buffer)
                     isNormalized = normalized
                 }
                 // Its message is gone (its data verdict expired): the worker skips the call.
-                guard found else { return appendText(nil, &buffer) }
+                guard found else { return WorkerFrame.appendField(nil as String?, to: &buffer) }
             }
-            if call.handler == .onAction || call.handler == .onToken {
-                appendText(call.first, &buffer)
-                appendText(call.second, &buffer)
+            if call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome {
+                WorkerFrame.appendField(call.first, to: &buffer)
+                WorkerFrame.appendField(call.second, to: &buffer)
             }
         }
         // The frame's number says how the worker reads the record: 1 normalized, 0 as it came.
         if isNormalized { WorkerFrame.setNumber(1, ofFrameAt: start, in: &out) }
     }
 
-    private func appendText(_ text: String?, _ buffer: inout [UInt8]) {
-        guard var text else { return WorkerFrame.appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
-        text.withUTF8 { WorkerFrame.appendField(UnsafeRawBufferPointer($0), to: &buffer) }
-    }
 
     /// Tells the worker the current token changed.
     func tokenChanged(to token: String) {
         guard case .running = phase else { return }
-        WorkerFrame.append(.token, to: &out) { appendText(token, &$0) }
+        WorkerFrame.append(.token, to: &out) { WorkerFrame.appendField(token, to: &$0) }
     }
 
     /// Sends what was posted.
@@ -284,6 +306,13 @@ final class Worker {
                 returnedThrough = id
                 if call.handler == .start || call.handler == .stop {
                     tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
+                } else if call.handler == .intercept {
+                    // PH_PENDING: the turn goes on, in the worker; anything else: it could not begin there.
+                    guard verdict == PH_PENDING else {
+                        workers.interception?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker")
+                        continue
+                    }
+                    turns[call.id] = call.address
                 } else if call.handler == .onData {
                     if verdict == PH_PENDING {
                         pending[call.id] = call.address
@@ -298,6 +327,11 @@ final class Worker {
                     return reject(process, "a verdict for call \(id), which is not waiting for one")
                 }
                 verdicts(address, verdict, name, nil)
+            case .intercepted(let id, let ending, let reason, let edits):
+                guard let chain = turns.removeValue(forKey: id) else {
+                    return reject(process, "the end of the interceptor turn of call \(id), which has no turn under way")
+                }
+                workers.interception?.end(turn: chain, ending, reason: reason, edits: edits)
             case .recycling(let mebibytes):
                 guard launch.memoryLimit > 0 else {
                     return reject(process, "a recycling frame, with no --worker-memory to be over")
@@ -357,6 +391,10 @@ final class Worker {
             verdicts(address, PH_FAILED, name, "plugin \(name)'s worker ended (\(end)) before it completed the message")
         }
         pending.removeAll()
+        for (_, chain) in turns {
+            workers.interception?.fail(turn: chain, reason: "plugin \(name)'s worker ended (\(end)) before it proceeded or stopped the message")
+        }
+        turns.removeAll()
         out.removeAll(keepingCapacity: true)
         let place = underWay.map { "in \($0)" } ?? "between calls"
         let what = malformed
@@ -394,6 +432,9 @@ final class Worker {
     private func fail(_ call: Call, _ reason: String, verdicts: Workers.VerdictTaker) {
         // A source's call: -1 (the crash itself is logged).
         if call.handler == .start || call.handler == .stop { return tookSource(call.handler, answer: -1, problem: reason) }
+        if call.handler == .intercept { return workers.interception?.fail(turn: call.address, reason: reason) ?? () }
+        // The crash is logged; the report line it was for is written.
+        if call.handler == .onOutcome { return }
         // A token call: its event learns why (the crash itself is logged).
         guard call.address != 0 else { return workers.noteProblem(reason) }
         if call.handler == .onData {
@@ -412,7 +453,7 @@ final class Worker {
 
     private func restart(verdicts: Workers.VerdictTaker) {
         do {
-            _ = try start()
+            try start()
         } catch {
             // As a crash: a plugin that can never start again is disabled, and its calls fail.
             return noteCrash("could not start its worker again: \(error)", verdicts: verdicts)

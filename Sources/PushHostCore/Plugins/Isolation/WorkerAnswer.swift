@@ -11,6 +11,10 @@ import CPushHost
 ///     [u32 20+n][u8 returned][u8 0][u16 0][u64 call][i32 verdict][u32 n][n]   a problem of n bytes
 ///     [u32 16][u8 completed][u8 0][u16 0][u64 call][i32 verdict]
 ///     [u32 16][u8 recycling][u8 0][u16 0][u64 0][i32 MiB]
+///     [u32 20+...][u8 intercepted][u8 0][u16 0][u64 call][i32 ending][reason][path][json]...
+///
+/// An intercepted frame's fields are length-prefixed (``WorkerFrame/appendField(_:to:)``):
+/// the reason (or none), then each `set` that took, in order, as its path and its JSON (none: removed).
 enum WorkerAnswer: Equatable, Sendable {
     /// A call returned: its verdict (a data call's; the others give
     /// `PH_CONTINUE`, or `PH_FAILED` when they could not be made), and the
@@ -20,6 +24,8 @@ enum WorkerAnswer: Equatable, Sendable {
     case completed(call: UInt64, verdict: ph_verdict)
     /// Over `--worker-memory` (this many MiB) after the calls it answered: it ends.
     case recycling(mebibytes: Int32)
+    /// The interceptor's turn that the call `call` began ended, with the edits it made.
+    case intercepted(call: UInt64, ending: InterceptedEnding, reason: String?, edits: [ChainEdit])
 
     /// The answers in `batch` (one take from the ring, which holds whole
     /// frames only), up to the first one that is malformed, and what was
@@ -61,6 +67,12 @@ enum WorkerAnswer: Equatable, Sendable {
                 throw MalformedAnswer("a recycling frame for call \(frame.call) at \(frame.number) MiB, where it names no call and a size over 0")
             }
             self = .recycling(mebibytes: frame.number)
+        case .intercepted:
+            guard let ending = InterceptedEnding(rawValue: frame.number) else {
+                throw MalformedAnswer("an intercepted frame that ended as \(frame.number), which is no ending")
+            }
+            let (reason, edits) = try Self.interception(in: frame.payload)
+            self = .intercepted(call: frame.call, ending: ending, reason: reason, edits: edits)
         case .call, .token, .destroy, .ready, .record, .submitted, .recordDone:
             throw MalformedAnswer("a \(frame.kind) frame, which is no answer")
         }
@@ -80,6 +92,25 @@ enum WorkerAnswer: Equatable, Sendable {
         return text
     }
 
+    /// An intercepted frame's reason and edits: fields that fill the payload exactly, the text in UTF-8.
+    private static func interception(in payload: UnsafeRawBufferPointer) throws(MalformedAnswer) -> (String?, [ChainEdit]) {
+        var fields = WorkerFrame.Fields(payload: payload)
+        func text(_ field: UnsafeRawBufferPointer, _ what: String) throws(MalformedAnswer) -> String {
+            guard let text = String(validating: field, as: UTF8.self) else { throw MalformedAnswer("an intercepted frame whose \(what) is not UTF-8") }
+            return text
+        }
+        guard let first = fields.next() else { throw MalformedAnswer("an intercepted frame without its reason") }
+        let reason = try first.map { field throws(MalformedAnswer) in try text(field, "reason") }
+        var edits: [ChainEdit] = []
+        while fields.offset < payload.count {
+            guard let path = fields.next(), let path, let json = fields.next() else {
+                throw MalformedAnswer("an intercepted frame whose edit \(edits.count + 1) is cut short, or has no path")
+            }
+            edits.append(ChainEdit(path: try text(path, "path"), json: try json.map { field throws(MalformedAnswer) in try text(field, "JSON") }))
+        }
+        return (reason, edits)
+    }
+
     private static func expectEmpty(_ frame: WorkerFrame.Frame) throws(MalformedAnswer) {
         guard frame.payload.isEmpty else { throw MalformedAnswer("a \(frame.kind) frame with \(frame.payload.count) bytes after its header, where it has none") }
     }
@@ -88,7 +119,7 @@ enum WorkerAnswer: Equatable, Sendable {
     /// (``WorkerFrame/offersInterceptor``, ``WorkerFrame/offersSource``):
     /// `header` is its first ``WorkerFrame/headerSize`` bytes.
     static func offers(inReady header: UnsafeRawBufferPointer) throws(MalformedAnswer) -> Int32 {
-        let known = WorkerFrame.offersInterceptor | WorkerFrame.offersSource
+        let known = WorkerFrame.offersInterceptor | WorkerFrame.offersSource | WorkerFrame.offersOutcome
         switch WorkerFrame.read(header) {
         case .frame(let frame, _):
             guard frame.kind == .ready else { throw MalformedAnswer("a \(frame.kind) frame first, where a ready frame goes") }
@@ -111,4 +142,20 @@ struct MalformedAnswer: Error, Equatable, CustomStringConvertible {
     init(_ description: String) {
         self.description = description
     }
+}
+
+/// How an interceptor's turn in a worker ended, as its intercepted frame's number says.
+enum InterceptedEnding: Int32, Sendable {
+    case proceeded
+    case suppressed
+    case failed
+    /// It broke the chain's rules; the reason says how.
+    case broken
+}
+
+/// One `set` an interceptor in a worker made, for the host to make too.
+struct ChainEdit: Equatable, Sendable {
+    let path: String
+    /// The JSON text; nil removes the field.
+    let json: String?
 }

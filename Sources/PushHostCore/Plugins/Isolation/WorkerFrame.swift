@@ -36,6 +36,9 @@ enum WorkerFrame {
         case submitted
         /// The record numbered `call` ended: the number its `ph_result`, the payload its report line.
         case recordDone
+        /// An interceptor's turn, begun by the call `call`, ended: the number
+        /// how (``InterceptedEnding``), the payload its reason and its edits.
+        case intercepted
     }
 
     /// Bytes before the payload, the length included.
@@ -44,6 +47,8 @@ enum WorkerFrame {
     /// Bits of a ``FrameKind/ready`` frame's number: the extensions that keep a plugin in the host.
     static let offersInterceptor: Int32 = 1
     static let offersSource: Int32 = 2
+    /// With ``offersInterceptor``: its table has `on_outcome`.
+    static let offersOutcome: Int32 = 4
 
     /// The flag of a ``FrameKind/record`` frame whose plugin submitted it
     /// from the worker's handler thread: the host takes it without waiting.
@@ -76,6 +81,12 @@ enum WorkerFrame {
         guard let bytes else { return withUnsafeBytes(of: UInt32.max.littleEndian) { buffer.append(contentsOf: $0) } }
         withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.append(contentsOf: $0) }
         buffer.append(contentsOf: bytes)
+    }
+
+    /// A text as a field (nil for none).
+    static func appendField(_ text: String?, to buffer: inout [UInt8]) {
+        guard var text else { return appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
+        text.withUTF8 { appendField(UnsafeRawBufferPointer($0), to: &buffer) }
     }
 
     /// A C string as a field (nil for NULL).

@@ -17,7 +17,7 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
     static let fd: Int32 = 5
 
     /// A record's result, for the worker's thread to hand to its `done`.
-    struct Result: @unchecked Sendable {
+    struct Finished: @unchecked Sendable {
         let done: ph_record_done
         let context: UnsafeMutableRawPointer?
         let result: ph_result
@@ -25,7 +25,7 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
     }
 
     /// Readable when a result came.
-    let results = Inbox<Result>()
+    let results = Inbox<Finished>()
     private let handlerThread = pthread_self()
     /// Held while a record is written to the host.
     private let writing = Mutex(())
@@ -110,7 +110,7 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         case .recordDone:
             guard let (done, context) = waitingDone.removeValue(forKey: frame.call) else { return }
             let line = frame.payload.map { CChar(bitPattern: $0) } + [0]
-            results.post(Result(done: done, context: context, result: ph_result(rawValue: UInt32(bitPattern: frame.number)), line: line))
+            results.post(Finished(done: done, context: context, result: ph_result(rawValue: UInt32(bitPattern: frame.number)), line: line))
         default:
             break
         }

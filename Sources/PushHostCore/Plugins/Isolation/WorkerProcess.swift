@@ -31,8 +31,9 @@ final class WorkerProcess: @unchecked Sendable {
     let timedOut = Atomic(false)
     /// Its wait status, once it ended (-1 before).
     private let ended = Mutex<Int32>(-1)
-    /// The first malformed thing it sent, once it sent one.
-    private let malformed = Mutex<MalformedAnswer?>(nil)
+    /// The first malformed thing it sent, once it sent one, and whether
+    /// that came on its answer channel (after it, no answer is taken).
+    private let malformed = Mutex<(problem: MalformedAnswer, inAnswers: Bool)?>(nil)
     private let endedPipe = WakePipe()
 
     /// Starts `executable worker arguments...`, its standard input
@@ -88,7 +89,7 @@ final class WorkerProcess: @unchecked Sendable {
         socket = pair[0]
         progress.store(MonotonicClock.now(), ordering: .relaxed)
         // The relay's thread keeps it until the worker is gone.
-        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions) { [weak self] in self?.reject($0) }
+        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions) { [weak self] in self?.rejectIntake($0) }
     }
 
     deinit {
@@ -183,13 +184,24 @@ final class WorkerProcess: @unchecked Sendable {
     /// reader takes nothing more from it, kills it and reports its end;
     /// `problem` is what ``rejection`` says (the first one, when there are two).
     func reject(_ problem: MalformedAnswer) {
-        malformed.withLock { $0 = $0 ?? problem }
+        malformed.withLock { $0 = $0 ?? (problem, true) }
         // Its reader wakes to the end of the socket, and kills it (it alone waits for it).
         shutdown(socket, Int32(SHUT_RDWR))
     }
 
+    /// Ends a worker that sent something malformed on its intake channel
+    /// (``IntakeRelay``): as ``reject(_:)``, but the answers its ring holds
+    /// still count, as that channel has no order with them.
+    func rejectIntake(_ problem: MalformedAnswer) {
+        malformed.withLock { $0 = $0 ?? (problem, false) }
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
     /// What it sent that was malformed, if it did.
-    var rejection: MalformedAnswer? { malformed.withLock { $0 } }
+    var rejection: MalformedAnswer? { malformed.withLock { $0?.problem } }
+
+    /// Whether it sent something malformed among its answers: none after is taken.
+    fileprivate var answersRejected: Bool { malformed.withLock { $0?.inAnswers ?? false } }
 }
 
 /// The reader thread of one worker process.
@@ -239,7 +251,7 @@ private final class Reader {
     /// Hands over the answers in the ring; false when the worker sent
     /// something malformed (the answers before it are handed over).
     private func takeAnswers() -> Bool {
-        guard process.rejection == nil else { return false }
+        guard !process.answersRejected else { return false }
         let answers: [WorkerAnswer]
         let malformed: MalformedAnswer?
         do throws(MalformedAnswer) {

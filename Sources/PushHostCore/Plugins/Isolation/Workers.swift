@@ -7,8 +7,8 @@ import CPushHost
 struct WorkerLaunch {
     /// The exit status of a worker whose plugin's `create` failed.
     static let createFailed: Int32 = 3
-    /// The exit status of a worker whose plugin offers a `ph.source/1` table it cannot use.
-    static let unusableSource: Int32 = 4
+    /// The exit status of a worker whose plugin offers a `ph.source/1` or `ph.interceptor/1` table it cannot use.
+    static let unusableExtension: Int32 = 4
 
     /// This binary, which the worker runs as `pushhost worker ...`.
     let executable: String
@@ -44,6 +44,8 @@ package final class Workers {
     private var byPlugin: [Worker?] = []
     /// Takes a data verdict on the dispatch thread (the data stage's), once it exists.
     var applyVerdict: VerdictTaker?
+    /// Where isolated interceptors' turns end (the interceptor stage), once it exists.
+    weak var interception: (any TurnTaker)?
 
     /// Takes the verdict of plugin `plugin` on the message whose handle is
     /// at `message`; `reason` explains a failure the plugin did not give.
@@ -197,4 +199,16 @@ package final class Workers {
     func tokenChanged(to token: String) {
         for worker in all { worker.tokenChanged(to: token) }
     }
+}
+
+/// Where an isolated interceptor's turns stand in the host: the interceptor
+/// stage, which owns the chains (`ph_chain *`, here as their address).
+protocol TurnTaker: AnyObject {
+    /// The message of the turn under `chain`, or a handle that names none.
+    func message(ofTurn chain: UInt) -> OpaquePointer
+    /// Ends the turn under `chain` as it ended in the worker, after making
+    /// the edits it made there (each checked again, as a `set` in the host is).
+    func end(turn chain: UInt, _ ending: InterceptedEnding, reason: String?, edits: [ChainEdit])
+    /// Fails the message of the turn under `chain`: its worker could not end the turn.
+    func fail(turn chain: UInt, reason: String)
 }

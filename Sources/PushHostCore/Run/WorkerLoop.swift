@@ -8,9 +8,10 @@ import Logging
 /// creates it with a `ph_host` like the host's (the message accessors read
 /// the message the call carries; `complete` and `current_token` work as in
 /// the host; `ph.intake/1` hands records to the host, ``WorkerIntake``; a
-/// source's `start` and `stop` are calls; `ph.chain/1` is not offered: an
-/// interceptor runs in the host), then serves the calls that come over
-/// fd 3 until the host asks for `destroy`, or is gone.
+/// source's `start` and `stop` are calls; an interceptor's turn begins
+/// with a call and its end, with the edits it made, goes back on its own,
+/// ``WorkerChains``), then serves the calls that come over fd 3 until the
+/// host asks for `destroy`, or is gone.
 ///
 /// It ignores SIGINT and SIGTERM (a stop reaches it through the host, which
 /// drains it first), and dies with the host (`PR_SET_PDEATHSIG`).
@@ -23,6 +24,11 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let intake: WorkerIntake
     /// The source its plugin offers, if any.
     private var source: SourcePlugin?
+    /// The interceptor its plugin offers, if any; its turns that end on its
+    /// threads; the call and the link (kept alive) of each held turn, by chain.
+    private var interceptor: InterceptorPlugin?
+    private let turnEndings: Inbox<ChainLink.Posted>
+    private var heldTurns: [UInt: (call: UInt64, link: ChainLink)] = [:]
     private let tokens: TokenStore
     private let logger: Logger
     /// Made after the inherited descriptors are closed, or they would close its pipe.
@@ -78,6 +84,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             exit(1)
         }
         intake = WorkerIntake()
+        turnEndings = Inbox()
+        WorkerChains.offer()
         let context = PluginContext(name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: intake)
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
         do {
@@ -111,11 +119,13 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         if instance.plugInExtension(PH_EXT_INTERCEPTOR) != nil { offers |= WorkerFrame.offersInterceptor }
         do {
             source = try SourcePlugin(instance)
+            interceptor = try InterceptorPlugin(instance, inbox: turnEndings)
         } catch {
             logger.error("\(error)")
-            exit(WorkerLaunch.unusableSource)
+            exit(WorkerLaunch.unusableExtension)
         }
         if source != nil { offers |= WorkerFrame.offersSource }
+        if let interceptor { offers |= WorkerFrame.offersInterceptor | (interceptor.hasOnOutcome ? WorkerFrame.offersOutcome : 0) }
         WorkerFrame.append(.ready, number: offers, to: &out)
         send(out)
         out.removeAll(keepingCapacity: true)
@@ -126,10 +136,12 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
                 pollfd(fd: Self.channel, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: completions.fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: intake.results.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: turnEndings.fd, events: Int16(POLLIN), revents: 0),
             ]
-            guard poll(&watched, 3, -1) >= 0 || errno == EINTR else { end() }
+            guard poll(&watched, 4, -1) >= 0 || errno == EINTR else { end() }
             if completions.hasItems { takeCompletions() }
             if intake.results.hasItems { intake.takeResults() }
+            if turnEndings.hasItems { takeTurnEndings() }
             guard watched[0].revents != 0 else { continue }
             if filled == buffer.count {
                 let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 8)
@@ -208,6 +220,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
                 message.notePlainProblem("the message did not read in the worker: \(error)")
             }
         }
+        if handler == .intercept { return beginTurn(frame.call) }
         let opaque = message.opaque
         var verdict = PH_CONTINUE
         switch handler {
@@ -219,6 +232,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             let action = fields.next() ?? nil
             let input = fields.next() ?? nil
             withCString(action) { action in withCString(input) { input in raw.on_action?(state, opaque, action!, input) } }
+        case .onOutcome:
+            if let line = fields.next() ?? nil { withCString(line) { interceptor?.tell(opaque, line: $0!) } }
         default: break
         }
         let problem = message.takeProblem()
@@ -233,6 +248,57 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         }
         answer(frame.call, verdict, problem)
     }
+
+    /// Calls `intercept` with the message the call `call` loaded, answers
+    /// `PH_PENDING` (the turn began), and sends how the turn ended, with
+    /// its edits, at once, or later when the interceptor holds it.
+    private func beginTurn(_ call: UInt64) {
+        guard let interceptor else { return answer(call, PH_FAILED, "an intercept call to a plugin that offers no interceptor") }
+        message.loadIfDeferred()
+        if let problem = message.takeProblem() {
+            message.reset()
+            return answer(call, PH_FAILED, problem)
+        }
+        let item = InFlight(dataPlugins: 0, message: message)
+        message = MessagePool.take()
+        let link = ChainLink.open(carrying: item, by: interceptor, spare: nil)
+        let chain = link.opaque
+        WorkerChains.begin(chain)
+        interceptor.call(chain)
+        answer(call, PH_PENDING, nil)
+        guard let ending = link.returned() else {
+            heldTurns[UInt(bitPattern: UnsafeRawPointer(chain))] = (call, link)
+            return
+        }
+        ChainLink.recycle(link)
+        sendEnding(ending, of: call, edits: WorkerChains.end(UInt(bitPattern: UnsafeRawPointer(chain))))
+    }
+
+    /// Sends how the held turns that ended on the plugin's threads ended.
+    private func takeTurnEndings() {
+        for posted in turnEndings.take() {
+            guard let (ending, _) = ChainLink.take(posted), let held = heldTurns.removeValue(forKey: posted.slot) else { continue }
+            sendEnding(ending, of: held.call, edits: WorkerChains.end(posted.slot))
+        }
+        flush()
+    }
+
+    private func sendEnding(_ ending: ChainLink.Ending, of call: UInt64, edits: [ChainEdit]) {
+        let (code, reason): (InterceptedEnding, String?) = switch ending {
+        case .proceeded: (.proceeded, nil)
+        case .stopped(.suppressed, let reason): (.suppressed, reason)
+        case .stopped(.failed, let reason): (.failed, reason)
+        case .broken(let problem): (.broken, problem)
+        }
+        WorkerFrame.append(.intercepted, call: call, number: code.rawValue, to: &out) { buffer in
+            WorkerFrame.appendField(reason, to: &buffer)
+            for edit in edits {
+                WorkerFrame.appendField(edit.path, to: &buffer)
+                WorkerFrame.appendField(edit.json, to: &buffer)
+            }
+        }
+    }
+
 
     /// Resident memory in MiB, or nil when it cannot be read.
     private func residentMiB() -> Int? {

@@ -1,0 +1,35 @@
+import CPushHost
+
+/// The ends of isolated interceptors' turns, as their workers tell them:
+/// through the chain's own calls, so that an edit or an ending from a
+/// worker is checked as one made in the host is, and one for a turn that
+/// ended already (its deadline passed) changes nothing.
+extension Interceptors: TurnTaker {
+    func message(ofTurn chain: UInt) -> OpaquePointer {
+        ChainLink.message(OpaquePointer(bitPattern: chain)!)
+    }
+
+    func end(turn chain: UInt, _ ending: InterceptedEnding, reason: String?, edits: [ChainEdit]) {
+        let chain = OpaquePointer(bitPattern: chain)!
+        for edit in edits {
+            _ = edit.path.withCString { path in
+                edit.json.map { json in json.withCString { ChainLink.set(chain, path: path, json: $0) } } ?? ChainLink.set(chain, path: path, json: nil)
+            }
+        }
+        switch ending {
+        case .proceeded: ChainLink.proceed(chain)
+        case .suppressed: Self.stop(chain, PH_SUPPRESS, reason)
+        case .failed: Self.stop(chain, PH_FAILED, reason)
+        case .broken: ChainLink.breakTurn(chain, problem: reason ?? "broke the chain's rules")
+        }
+    }
+
+    func fail(turn chain: UInt, reason: String) {
+        Self.stop(OpaquePointer(bitPattern: chain)!, PH_FAILED, reason)
+    }
+
+    private static func stop(_ chain: OpaquePointer, _ verdict: ph_verdict, _ reason: String?) {
+        guard let reason else { return ChainLink.stop(chain, verdict: verdict, reason: nil) }
+        reason.withCString { ChainLink.stop(chain, verdict: verdict, reason: $0) }
+    }
+}
