@@ -23,6 +23,16 @@ struct LogOptions: ParsableArguments {
     }
 }
 
+extension LogOptions {
+    /// The flags that make a worker log as this command does (these flags over the environment's).
+    func workerArguments() throws(UsageError) -> [String] {
+        var logging = LogSettings()
+        try LogSettings.fromEnvironment(fallback: &logging)
+        logging = applied(to: logging)
+        return ["--log-level", logging.level.rawValue, "--log-format", logging.format.rawValue]
+    }
+}
+
 /// A command that takes the log flags.
 protocol LoggingCommand {
     var log: LogOptions { get }

@@ -129,7 +129,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
-            catalog: PluginCatalog(paths: plugins.pluginFiles.paths()),
+            catalog: PluginCatalog(paths: plugins.pluginFiles.paths(), isolation: options.isolation, overrides: overrides),
             spool: spool,
             overrides: overrides,
             skipBadPlugins: skipBadPlugins,
@@ -149,7 +149,8 @@ struct RunCommand: ParsableCommand, LoggingCommand {
 }
 
 extension RunCommand {
-    /// `--isolate` and the `--worker-*` flags; a worker logs as this run does.
+    /// `--isolate` and the `--worker-*` flags; a worker, and a scan, logs as
+    /// this run does, and a scan has `--handler-timeout`.
     private func isolation() throws(UsageError) -> IsolationOptions {
         var isolation = IsolationOptions()
         isolation.all = isolate.contains("all")
@@ -157,10 +158,8 @@ extension RunCommand {
         isolation.crashLimit = workerCrashLimit
         isolation.crashWindow = workerCrashWindow
         isolation.memoryLimit = workerMemory
-        var logging = LogSettings()
-        try LogSettings.fromEnvironment(fallback: &logging)
-        logging = log.applied(to: logging)
-        isolation.logArguments = ["--log-level", logging.level.rawValue, "--log-format", logging.format.rawValue]
+        isolation.handlerTimeout = handlerTimeout
+        isolation.logArguments = try log.workerArguments()
         return isolation
     }
 }

@@ -7,7 +7,9 @@ import Glibc
 #endif
 
 /// `pushhost worker`: the inside of a worker process, which `run --isolate`
-/// starts with its socket as fd 3; not for people to run.
+/// starts with its socket as fd 3; with `--scan`, the inside of a scan,
+/// which reads one plugin's descriptor for the host and answers on fd 3.
+/// Not for people to run.
 struct WorkerCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
@@ -18,8 +20,11 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The plugin file.")
     var plugin: String
 
-    @Option(help: "The host's state directory (the current token).")
-    var state: String
+    @Flag(help: "Read the plugin's descriptor, answer it on fd 3 and exit, creating nothing.")
+    var scan = false
+
+    @Option(help: "The host's state directory (the current token); not for --scan.")
+    var state: String?
 
     @Option(help: "The host's process id; the worker ends when it is not its parent.")
     var host: Int32
@@ -39,6 +44,8 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
+        if scan { PluginScan.serve(file: plugin, host: host, logger: Logger(label: "pushhost")) }
+        guard let state else { throw UsageError("--state is needed, except with --scan") }
         var values: [String: String] = [:]
         for setting in settings {
             guard let equals = setting.firstIndex(of: "=") else { throw UsageError("--setting \(setting): expected KEY=VALUE") }

@@ -4,9 +4,11 @@ extension PluginCatalog {
     /// ```
     /// issues 1.0.0 (ABI 1.0) plugins/issues.so
     ///   roles: screen; targets: issues
+    ///   isolated: yes (--isolate all)
     ///   Foreground screen for the "issues" target.
     /// legacy 2.1.0 (ffi) plugins/legacy.ffi.json
     ///   roles: background
+    ///   isolated: no (an ffi manifest runs in the host)
     ///   library: plugins/liblegacy.so
     ///   background: int32_t legacy_alert(const char *notification.title, int32_t data.priority = 3)
     /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
@@ -19,20 +21,33 @@ extension PluginCatalog {
                 text += "refused \(entry.file): \(refusal)\n"
             case .success(let plugin):
                 let descriptor = plugin.descriptor
-                let kind = descriptor.ffi == nil ? "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)" : "ffi"
+                let kind = descriptor.isManifest ? "ffi" : "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)"
                 text += "\(descriptor.name)\(descriptor.version.isEmpty ? "" : " " + descriptor.version) (\(kind)) \(entry.file)\n"
                 let roles = descriptor.roles.isEmpty ? "none" : descriptor.roles.map(\.rawValue).joined(separator: ", ")
                 text += "  roles: \(roles)"
                 if !descriptor.targets.isEmpty { text += "; targets: \(descriptor.targets.joined(separator: ", "))" }
                 text += "\n"
+                let reason = isolationReason(plugin, file: entry.file)
+                text += "  isolated: \(reason.map { descriptor.isManifest ? "no (an ffi manifest runs in the host)" : "yes (\($0))" } ?? "no")\n"
                 if !descriptor.summary.isEmpty { text += "  \(descriptor.summary)\n" }
-                if let ffi = descriptor.ffi {
-                    text += "  library: \(ffi.libraries.joined(separator: ", "))\n"
-                    for (role, signature) in ffi.signatures { text += "  \(role): \(signature)\n" }
+                if let manifest = descriptor.manifest {
+                    text += "  library: \(manifest.libraries.joined(separator: ", "))\n"
+                    for function in manifest.signatures { text += "  \(function.role): \(function.signature)\n" }
                 }
             }
         }
         return text
+    }
+
+    /// Why a run with the same flags runs `plugin`, at `file`, in a worker
+    /// (as ``IsolationOptions/reason(_:file:settings:overrides:)``), or nil.
+    private func isolationReason(_ plugin: Loadable, file: String) -> String? {
+        isolation.reason(plugin.descriptor.name, file: file, settings: plugin.settings, overrides: overrides)
+    }
+
+    /// Whether a run with the same flags runs `plugin` in a worker (an ffi manifest runs in the host).
+    private func isIsolated(_ plugin: Loadable, file: String) -> Bool {
+        !plugin.descriptor.isManifest && isolationReason(plugin, file: file) != nil
     }
 }
 
@@ -40,7 +55,7 @@ extension PluginCatalog {
     /// What `pushhost plugins --json` prints: one object per plugin file.
     ///
     /// ```
-    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["screen"],"targets":["issues"]}
+    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["screen"],"targets":["issues"],"isolated":false}
     /// {"file":"plugins/bad.so","refused":"no ph_plugin_entry symbol (…)"}
     /// ```
     package func jsonListing() -> String {
@@ -56,12 +71,14 @@ extension PluginCatalog {
                 line.string("name", descriptor.name)
                 line.string("version", descriptor.version)
                 line.string("description", descriptor.summary)
-                line.string("abi", descriptor.ffi == nil ? "\(descriptor.abiMajor).\(descriptor.abiMinor)" : "ffi")
+                line.string("abi", descriptor.isManifest ? "ffi" : "\(descriptor.abiMajor).\(descriptor.abiMinor)")
                 line.strings("roles", descriptor.roles.map(\.rawValue))
                 line.strings("targets", descriptor.targets)
-                if let ffi = descriptor.ffi {
-                    line.strings("libraries", ffi.libraries)
-                    line.objects("functions", ffi.signatures) { object, function in
+                line.key("isolated")
+                line.bytes += (isIsolated(plugin, file: entry.file) ? "true" : "false").utf8
+                if let manifest = descriptor.manifest {
+                    line.strings("libraries", manifest.libraries)
+                    line.objects("functions", manifest.signatures) { object, function in
                         object.string("role", function.role)
                         object.string("signature", function.signature)
                     }

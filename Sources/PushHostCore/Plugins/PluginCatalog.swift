@@ -6,9 +6,12 @@ import Logging
 /// Checks that span plugins run here, in load order, so the later of two
 /// plugins is the one refused: a name already taken, a target already
 /// claimed. Nothing is created: the catalog reads descriptors and settings
-/// only, which is all `pushhost plugins` needs. Before a file is opened, its
-/// permissions and its directory's are checked (`checkPermissions`). A
-/// shared library that an ffi manifest among the paths calls is not itself
+/// only, which is all `pushhost plugins` needs. Before a file is read, its
+/// permissions and its directory's are checked (`checkPermissions`), and its
+/// settings file is read. A file that `isolation` says a run may isolate is
+/// read by a scan in a worker (``PluginScans``), all such scans at once, so
+/// that none of its code runs in this process; the others are opened here.
+/// A shared library that an ffi manifest among the paths calls is not itself
 /// loaded as a plugin.
 package struct PluginCatalog {
     /// One plugin file and what became of it.
@@ -28,39 +31,64 @@ package struct PluginCatalog {
     }
 
     package let entries: [Entry]
+    /// Which plugins a run isolates, and the `--set` flags: what the listing says of each.
+    let isolation: IsolationOptions
+    let overrides: [SettingOverride]
 
     package var refused: [Entry] { entries.filter { $0.refusal != nil } }
 
     /// Checks each of `paths`, in order; a doubt that refuses nothing (a
     /// plugin in a sticky world-writable directory) is logged to `logger`.
-    package init(paths: [String], logger: Logger = Logger(label: "pushhost")) {
+    package init(
+        paths: [String], isolation: IsolationOptions = IsolationOptions(), overrides: [SettingOverride] = [],
+        logger: Logger = Logger(label: "pushhost")
+    ) {
+        self.isolation = isolation
+        self.overrides = overrides
         var warned: Set<String> = []
-        var names: [String: String] = [:]
-        var claims: [String: String] = [:]
-        var entries: [Entry] = []
         let libraries = Self.manifestLibraries(among: paths)
+        // First what needs no code of the plugin: its permissions and its settings.
+        var files: [(path: String, settings: Result<[String: String], PluginRefusal>)] = []
         for path in paths {
             // A manifest's own library, beside it in a plugin folder, is no plugin.
             if !libraries.isEmpty, !path.hasSuffix(FFIManifest.suffix), let real = Self.realPath(path), libraries.contains(real) {
                 continue
             }
-            let outcome = Result { () throws(PluginRefusal) -> Loadable in
+            files.append((path, Result { () throws(PluginRefusal) -> [String: String] in
                 try Self.checkPermissions(of: path, warned: &warned, logger: logger)
-                let isManifest = path.hasSuffix(FFIManifest.suffix)
-                let descriptor = isManifest
-                    ? try FFIPlugin.load(path) { library throws(PluginRefusal) in try Self.checkPermissions(of: library, warned: &warned, logger: logger) }
-                    : try PluginLibrary.open(path)
+                return path.hasSuffix(FFIManifest.suffix) ? [:] : try SettingsFile.read(besides: path)
+            }))
+        }
+        let outside = files.indices.filter { index in
+            (try? files[index].settings.get()).map { isolation.scansInWorker(settings: $0, overrides: overrides) } ?? false
+        }
+        let scanned = Dictionary(uniqueKeysWithValues: zip(outside, PluginScans.run(outside.map { files[$0].path }, isolation: isolation)))
+
+        var names: [String: String] = [:]
+        var claims: [String: String] = [:]
+        var entries: [Entry] = []
+        for (index, file) in files.enumerated() {
+            let outcome = Result { () throws(PluginRefusal) -> Loadable in
+                let settings = try file.settings.get()
+                let descriptor = if let scan = scanned[index] { try scan.get() } else { try Self.open(file.path, warned: &warned, logger: logger) }
                 if let other = names[descriptor.name] { throw .duplicateName(descriptor.name, file: other) }
                 for target in descriptor.targets {
                     if let owner = claims[target] { throw .targetClaimed(target, by: owner) }
                 }
-                let settings = isManifest ? [:] : try SettingsFile.read(besides: path)
-                names[descriptor.name] = path
+                names[descriptor.name] = file.path
                 for target in descriptor.targets { claims[target] = descriptor.name }
                 return Loadable(descriptor: descriptor, settings: settings)
             }
-            entries.append(Entry(file: path, outcome: outcome))
+            entries.append(Entry(file: file.path, outcome: outcome))
         }
         self.entries = entries
+    }
+
+    /// Opens the plugin file at `path` in this process: a shared library's
+    /// descriptor, or the plugin an ffi manifest makes (each library it
+    /// opens by path checked first, as a plugin file is).
+    static func open(_ path: String, warned: inout Set<String>, logger: Logger) throws(PluginRefusal) -> PluginDescriptor {
+        guard path.hasSuffix(FFIManifest.suffix) else { return try PluginLibrary.open(path) }
+        return try FFIPlugin.load(path) { library throws(PluginRefusal) in try checkPermissions(of: library, warned: &warned, logger: logger) }
     }
 }

@@ -10,6 +10,10 @@ import CPushHost
 /// host copies the part that `struct_size` covers into a zeroed `ph_plugin`,
 /// so the fields the plugin does not know about read as NULL and no byte past
 /// its descriptor is ever touched.
+///
+/// A descriptor read by a scan in a worker (``ScanAnswer``) has the same
+/// facts but no functions: its `raw` is zero, and the plugin's library has
+/// not been opened in this process.
 struct PluginDescriptor {
     /// The covered part of the descriptor; later fields are zero.
     var raw: ph_plugin
@@ -20,8 +24,83 @@ struct PluginDescriptor {
     let summary: String
     let targets: [String]
     let roles: [PluginRole]
+    /// The handlers the descriptor fills in (the functions themselves are in `raw`).
+    let handlers: Set<PluginHandler>
     /// The plugin an ffi manifest makes, whose `start` takes the place of `create`.
     var ffi: FFIPlugin?
+    /// What `pushhost plugins` shows of an ffi manifest: nil for a shared library.
+    let manifest: ManifestListing?
+    /// Whether it was read by a scan in a worker, so that `raw` holds no function.
+    let isScanned: Bool
+
+    /// An ffi manifest's libraries and its functions' signatures, as listed.
+    struct ManifestListing: Equatable {
+        let libraries: [String]
+        let signatures: [Signature]
+    }
+
+    /// One function of a manifest, as listed: `data`, `int32_t legacy_check(...)`.
+    struct Signature: Equatable {
+        let role: String
+        let signature: String
+    }
+
+    var isManifest: Bool { manifest != nil }
+
+    /// The descriptor of a plugin opened in this process: `raw` says which
+    /// handlers it has, `ffi` is the plugin a manifest makes.
+    init(
+        raw: ph_plugin, abiMajor: UInt32, abiMinor: UInt32, name: String, version: String, summary: String, targets: [String],
+        roles: [PluginRole], ffi: FFIPlugin?
+    ) {
+        self.raw = raw
+        self.abiMajor = abiMajor
+        self.abiMinor = abiMinor
+        self.name = name
+        self.version = version
+        self.summary = summary
+        self.targets = targets
+        self.roles = roles
+        handlers = PluginHandler.filled(in: raw)
+        self.ffi = ffi
+        manifest = ffi.map { ManifestListing(libraries: $0.libraries, signatures: $0.signatures.map { Signature(role: $0.role, signature: $0.signature) }) }
+        isScanned = false
+    }
+
+    /// The descriptor a scan read in a worker, checked as ``read(_:)``
+    /// checks one in this process (``ScanAnswer`` does).
+    init(
+        scannedName name: String, version: String, summary: String, abiMajor: UInt32, abiMinor: UInt32, handlers: Set<PluginHandler>,
+        targets: [String], manifest: ManifestListing?
+    ) {
+        raw = ph_plugin()
+        self.abiMajor = abiMajor
+        self.abiMinor = abiMinor
+        self.name = name
+        self.version = version
+        self.summary = summary
+        self.targets = targets
+        self.handlers = handlers
+        roles = PluginRole.roles(of: handlers)
+        ffi = nil
+        self.manifest = manifest
+        isScanned = true
+    }
+
+    /// What `opened`, the descriptor of this scanned plugin as opened in this
+    /// process, says otherwise than the scan did, or nil when nothing.
+    func difference(from opened: PluginDescriptor) -> String? {
+        func differs<Value: Equatable>(_ what: String, _ scanned: Value, _ now: Value) -> String? {
+            scanned == now ? nil : "\(what) \(String(reflecting: now)), where its scan read \(String(reflecting: scanned))"
+        }
+        return differs("the name", name, opened.name)
+            ?? differs("the version", version, opened.version)
+            ?? differs("the description", summary, opened.summary)
+            ?? differs("the ABI", "\(abiMajor).\(abiMinor)", "\(opened.abiMajor).\(opened.abiMinor)")
+            ?? differs("the handlers", handlers.map(\.name).sorted(), opened.handlers.map(\.name).sorted())
+            ?? differs("the targets", targets, opened.targets)
+            ?? differs("the functions", manifest?.signatures.map(\.signature) ?? [], opened.manifest?.signatures.map(\.signature) ?? [])
+    }
 
     /// The bytes every ABI 1.x descriptor has: up to and including `name`.
     static let minimumSize = MemoryLayout<ph_plugin>.offset(of: \.name)! + MemoryLayout<UnsafePointer<CChar>?>.size
@@ -45,11 +124,7 @@ struct PluginDescriptor {
         let name = raw.name.map { String(cString: $0) }
         guard let name, isValidName(name) else { throw .badName(name) }
         let roles = PluginRole.roles(of: raw)
-        let targets = readTargets(raw.targets)
-        if roles.contains(.screen) {
-            guard !targets.isEmpty else { throw .noTargets }
-            guard !targets.contains("") else { throw .emptyTarget }
-        }
+        let targets = try checkTargets(readTargets(raw.targets), roles: roles)
         return PluginDescriptor(
             raw: raw,
             abiMajor: major,
@@ -57,10 +132,19 @@ struct PluginDescriptor {
             name: name,
             version: raw.version.map { String(cString: $0) } ?? "",
             summary: raw.description.map { String(cString: $0) } ?? "",
-            targets: roles.contains(.screen) ? targets : [],
+            targets: targets,
             roles: roles,
             ffi: nil
         )
+    }
+
+    /// The targets a plugin in `roles` keeps of those it lists: a screen
+    /// must list at least one, none empty; another plugin keeps none.
+    static func checkTargets(_ targets: [String], roles: [PluginRole]) throws(PluginRefusal) -> [String] {
+        guard roles.contains(.screen) else { return [] }
+        guard !targets.isEmpty else { throw .noTargets }
+        guard !targets.contains("") else { throw .emptyTarget }
+        return targets
     }
 
     /// A name is one or more of `a-z`, `0-9`, `_` and `-`.

@@ -1,4 +1,5 @@
 import CPushHost
+import Logging
 
 /// One created plugin: its descriptor, its own `ph_host`, and the state its
 /// `create` returned, which every handler receives first.
@@ -29,7 +30,9 @@ final class PluginInstance {
     }
 
     /// Calls `create` (an ffi plugin's `init`); a plugin without one has no
-    /// state and always succeeds. An isolated plugin is created in its worker.
+    /// state and always succeeds. An isolated plugin is created in its
+    /// worker. A plugin created here whose descriptor a scan read is opened
+    /// here first, and refused when it says otherwise than its scan.
     func create() throws(PluginRefusal) {
         if let worker {
             try worker.start()
@@ -37,6 +40,7 @@ final class PluginInstance {
             state = worker.handlerState
             return
         }
+        if descriptor.isScanned { try openHere() }
         if let ffi = descriptor.ffi {
             state = try ffi.start(host: host)
             return
@@ -44,6 +48,16 @@ final class PluginInstance {
         guard let create = descriptor.raw.create else { return }
         guard let state = create(host, settings.opaque) else { throw .createFailed }
         self.state = state
+    }
+
+    /// Opens the plugin's file in this process. Its permissions were checked,
+    /// and a doubt about them logged, when its scan read it: they are checked
+    /// again without a word.
+    private func openHere() throws(PluginRefusal) {
+        var warned: Set<String> = []
+        let opened = try PluginCatalog.open(file, warned: &warned, logger: Logger(label: name) { _ in SwiftLogNoOpLogHandler() })
+        if let difference = descriptor.difference(from: opened) { throw .differsFromScan(difference) }
+        descriptor = opened
     }
 
     /// Calls `destroy`, once.

@@ -33,6 +33,18 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     /// An ffi manifest is malformed, or names a library, symbol or
     /// signature that cannot be called (docs/plugins.md, ffi handlers).
     case ffi(String)
+    /// Its scan's worker died of this signal while it loaded the plugin (`SIGSEGV`).
+    case crashedLoading(signal: String)
+    /// Its scan's worker did not answer within `--handler-timeout` (seconds), and was killed.
+    case hungLoading(timeout: Double)
+    /// Its scan's worker exited while it loaded the plugin (`exit status 3`).
+    case exitedLoading(status: String)
+    /// Its scan's worker sent something no scan sends: what was wrong.
+    case malformedScan(String)
+    /// Its scan refused it: the reason, as the worker gave it.
+    case scanRefused(String)
+    /// Opened in the host after its scan, its descriptor says something else: what.
+    case differsFromScan(String)
 
     package var description: String {
         switch self {
@@ -73,6 +85,18 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             reason
         case .ffi(let reason):
             reason
+        case .crashedLoading(let signal):
+            "crashed while loading: \(signal)"
+        case .hungLoading(let timeout):
+            "did not finish loading within --handler-timeout \(timeout)s (its worker was killed)"
+        case .exitedLoading(let status):
+            "exited while loading (\(status))"
+        case .malformedScan(let problem):
+            "sent a malformed answer while loading: \(problem)"
+        case .scanRefused(let reason):
+            reason
+        case .differsFromScan(let difference):
+            "opened in the host, it is not what its scan read: \(difference)"
         }
     }
 

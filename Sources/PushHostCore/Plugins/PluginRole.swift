@@ -15,12 +15,34 @@ package enum PluginRole: String, CaseIterable, Sendable {
 
     /// The roles a descriptor's handlers give, in the order above.
     static func roles(of plugin: ph_plugin) -> [PluginRole] {
+        roles(of: PluginHandler.filled(in: plugin))
+    }
+
+    /// The roles that `handlers` give, in the order above.
+    static func roles(of handlers: Set<PluginHandler>) -> [PluginRole] {
         var roles: [PluginRole] = []
-        if plugin.on_data != nil { roles.append(.data) }
-        if plugin.on_background != nil { roles.append(.background) }
-        if plugin.on_target != nil || plugin.on_mismatch != nil { roles.append(.screen) }
-        if plugin.on_token != nil { roles.append(.token) }
-        if plugin.on_action != nil { roles.append(.action) }
+        if handlers.contains(.onData) { roles.append(.data) }
+        if handlers.contains(.onBackground) { roles.append(.background) }
+        if handlers.contains(.onTarget) || handlers.contains(.onMismatch) { roles.append(.screen) }
+        if handlers.contains(.onToken) { roles.append(.token) }
+        if handlers.contains(.onAction) { roles.append(.action) }
         return roles
+    }
+}
+
+extension PluginHandler {
+    /// The handlers of a descriptor, in the order of `ph_plugin`.
+    static let descriptorHandlers: [PluginHandler] = [.onData, .onBackground, .onTarget, .onMismatch, .onToken, .onAction]
+
+    /// The handlers that `plugin` fills in.
+    static func filled(in plugin: ph_plugin) -> Set<PluginHandler> {
+        var handlers: Set<PluginHandler> = []
+        if plugin.on_data != nil { handlers.insert(.onData) }
+        if plugin.on_background != nil { handlers.insert(.onBackground) }
+        if plugin.on_target != nil { handlers.insert(.onTarget) }
+        if plugin.on_mismatch != nil { handlers.insert(.onMismatch) }
+        if plugin.on_token != nil { handlers.insert(.onToken) }
+        if plugin.on_action != nil { handlers.insert(.onAction) }
+        return handlers
     }
 }

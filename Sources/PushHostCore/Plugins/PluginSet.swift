@@ -37,8 +37,8 @@ package final class PluginSet {
         let loadable = catalog.entries.compactMap { entry in
             (try? entry.outcome.get()).map { (file: entry.file, plugin: $0) }
         }
-        let names = Set(loadable.filter { $0.plugin.descriptor.ffi == nil }.map(\.plugin.descriptor.name))
-        let manifests = Set(loadable.filter { $0.plugin.descriptor.ffi != nil }.map(\.plugin.descriptor.name))
+        let names = Set(loadable.filter { !$0.plugin.descriptor.isManifest }.map(\.plugin.descriptor.name))
+        let manifests = Set(loadable.filter { $0.plugin.descriptor.isManifest }.map(\.plugin.descriptor.name))
         for override in overrides where !names.contains(override.plugin) {
             let problem = manifests.contains(override.plugin)
                 ? "--set \(override.plugin).\(override.key): \(override.plugin) is an ffi manifest, which takes no settings (its arguments are in the manifest)"

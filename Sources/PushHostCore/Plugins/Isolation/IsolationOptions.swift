@@ -28,6 +28,29 @@ package struct IsolationOptions: Sendable {
         all || names.contains(name) || settings["isolate"] == "true"
     }
 
+    /// Why the plugin `name` at `file` runs in a worker, as `pushhost plugins`
+    /// says it (`--isolate all`, `--set NAME.isolate=true`, ...), or nil when
+    /// it runs in the host: as ``isolates(_:settings:)`` decides with
+    /// `settings` (its settings file's) and then `overrides`.
+    func reason(_ name: String, file: String, settings: [String: String], overrides: [SettingOverride]) -> String? {
+        if all { return "--isolate all" }
+        if names.contains(name) { return "--isolate \(name)" }
+        if let set = overrides.last(where: { $0.plugin == name && $0.key == "isolate" }) {
+            return set.value == "true" ? "--set \(name).isolate=true" : nil
+        }
+        return settings["isolate"] == "true" ? "\"isolate\": true in \(SettingsFile.path(besides: file))" : nil
+    }
+
+    /// Whether a plugin file whose settings file holds `settings` is read by
+    /// a scan in a worker (``PluginScans``), so that no code of its library
+    /// runs in the host. A plugin's name comes from its descriptor, so when
+    /// `--isolate` names any plugin, or a `--set NAME.isolate=true` is
+    /// given, every file is scanned in a worker; otherwise only the ones
+    /// whose settings file says `"isolate": true`.
+    func scansInWorker(settings: [String: String], overrides: [SettingOverride]) -> Bool {
+        all || !names.isEmpty || overrides.contains { $0.key == "isolate" && $0.value == "true" } || settings["isolate"] == "true"
+    }
+
     /// How to start the worker of the plugin at `file`, with `settings`,
     /// its state (the token) in `stateDirectory`.
     func launch(file: String, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
@@ -43,7 +66,7 @@ package struct IsolationOptions: Sendable {
     }
 
     /// This binary's path.
-    private static let executable: String = {
+    static let executable: String = {
         var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &path, path.count - 1)
         return count > 0 ? String(decoding: path[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self/exe"

@@ -84,30 +84,33 @@ final class Worker {
         self.workers = workers
         self.submissions = submissions
         self.logger = logger
-        raw = Self.proxy(of: descriptor.raw)
+        raw = Self.proxy(of: descriptor)
     }
 
-    /// The plugin's descriptor with each handler it has replaced by one
-    /// that posts to the worker whose ``Worker`` is `self` (the state).
-    private static func proxy(of plugin: ph_plugin) -> ph_plugin {
-        var raw = plugin
-        raw.create = nil
-        raw.get_extension = nil
+    /// A descriptor with a handler for each one the plugin fills in, which
+    /// posts to the worker whose ``Worker`` is `self` (the state). The
+    /// plugin's own descriptor was read by a scan and holds no function.
+    private static func proxy(of descriptor: PluginDescriptor) -> ph_plugin {
+        var raw = ph_plugin()
+        raw.struct_size = UInt32(MemoryLayout<ph_plugin>.size)
+        raw.abi_major = descriptor.abiMajor
+        raw.abi_minor = descriptor.abiMinor
         raw.destroy = { Worker.from($0).stop() }
-        if plugin.on_data != nil {
+        let handlers = descriptor.handlers
+        if handlers.contains(.onData) {
             raw.on_data = { state, message in Worker.from(state).callData(message) }
         }
-        if plugin.on_background != nil { raw.on_background = { Worker.from($0).post(.onBackground, $1) } }
-        if plugin.on_target != nil { raw.on_target = { Worker.from($0).post(.onTarget, $1) } }
-        if plugin.on_mismatch != nil { raw.on_mismatch = { Worker.from($0).post(.onMismatch, $1) } }
-        if plugin.on_action != nil {
+        if handlers.contains(.onBackground) { raw.on_background = { Worker.from($0).post(.onBackground, $1) } }
+        if handlers.contains(.onTarget) { raw.on_target = { Worker.from($0).post(.onTarget, $1) } }
+        if handlers.contains(.onMismatch) { raw.on_mismatch = { Worker.from($0).post(.onMismatch, $1) } }
+        if handlers.contains(.onAction) {
             raw.on_action = { state, message, action, input in
                 let worker = Worker.from(state)
                 worker.post(.onAction, message, String(cString: action), input.map { String(cString: $0) })
                 worker.workers.settle()
             }
         }
-        if plugin.on_token != nil {
+        if handlers.contains(.onToken) {
             raw.on_token = { state, token, previous in
                 let worker = Worker.from(state)
                 worker.post(.onToken, nil, String(cString: token), previous.map { String(cString: $0) })

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+
+/// The inside of a scan (`pushhost worker --scan --plugin FILE`, started by
+/// ``PluginScans``): it loads one plugin file as the host would (a shared
+/// library's descriptor; an ffi manifest's libraries, each checked first
+/// as a plugin file is), writes what it read, or why it refused the
+/// plugin, to fd 3 (``ScanAnswer``), and exits. It creates nothing.
+///
+/// It dies with the host (`PR_SET_PDEATHSIG`), and closes every other
+/// descriptor it inherited before the plugin's code runs.
+package enum PluginScan {
+    /// The socket to the host.
+    static let channel: Int32 = 3
+
+    /// Scans `file` and exits: 0 once it answered, 1 when the host is not
+    /// its parent or its answer could not be written.
+    package static func serve(file: String, host: pid_t, logger: Logger) -> Never {
+        closeDescriptors(from: channel + 1)
+        dieWithParent()
+        if getppid() != host { exit(1) }
+        var warned: Set<String> = []
+        let answer: [UInt8]
+        do {
+            answer = ScanAnswer.encode(try PluginCatalog.open(file, warned: &warned, logger: logger))
+        } catch {
+            answer = ScanAnswer.encode(refusal: error)
+        }
+        var offset = 0
+        while offset < answer.count {
+            let count = answer.withUnsafeBytes { write(channel, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { exit(1) }
+            offset += count
+        }
+        exit(0)
+    }
+
+    /// Asks the kernel for SIGKILL when the host dies (`prctl(PR_SET_PDEATHSIG)`),
+    /// so a scan stuck in a plugin's constructor does not outlive it.
+    private static func dieWithParent() {
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
+        let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
+        _ = unsafeBitCast(symbol, to: Prctl.self)(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
+    }
+
+    /// Closes every descriptor from `first` up (`closefrom`): the plugin
+    /// gets none of what the host had open without close-on-exec.
+    private static func closeDescriptors(from first: Int32) {
+        typealias Closefrom = @convention(c) (Int32) -> Void
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "closefrom") else { return }
+        unsafeBitCast(symbol, to: Closefrom.self)(first)
+    }
+}
