@@ -19,6 +19,7 @@ import Testing
         #expect(listing.stdout.split(separator: "\n").map(String.init) == [
             "legacy 2.1.0 (ffi) \(manifest)",
             "  roles: data, background, screen, token; targets: alerts",
+            "  isolated: no",
             "  The alert library of the old console.",
             "  library: \(scratch.file("liblegacy.so"))",
             #"  init: int32_t legacy_open("\#(scratch.legacyLog)", 0, log)"#,
@@ -101,6 +102,7 @@ import Testing
         #expect(listing.stdout.split(separator: "\n").map(String.init) == [
             "legacy (ffi) \(manifest)",
             "  roles: screen; targets: alerts",
+            "  isolated: no",
             "  library: \(scratch.file("liblegacy.so"))",
             "  screen: void legacy_show(const char *message)",
             "  mismatch: int32_t legacy_alert(const char *id, const char *target, 0)",

@@ -29,15 +29,18 @@ struct HostRun {
 extension Scratch {
     /// Runs `pushhost run --state state --report report-TAG.ndjson ARGUMENTS`
     /// with `stdin` on standard input and standard error into
-    /// `stderr-TAG.log`, and waits up to `timeout` for it to end.
-    func runHost(_ arguments: [String], stdin: String, tag: String = "1", timeout: Duration = .seconds(40)) throws -> HostRun {
+    /// `stderr-TAG.log`, and waits up to `timeout` for it to end; `environment`
+    /// is added to the test's.
+    func runHost(
+        _ arguments: [String], stdin: String, tag: String = "1", environment: [String: String]? = nil, timeout: Duration = .seconds(40)
+    ) throws -> HostRun {
         let input = try write("input-\(tag).ndjson", stdin)
         let handle = try #require(FileHandle(forReadingAtPath: input))
         defer { try? handle.close() }
         let report = "report-\(tag).ndjson"
         let host = try HostProcess(
             ["run", "--state", file("state"), "--report", file(report)] + arguments,
-            errorPath: file("stderr-\(tag).log"), input: handle)
+            errorPath: file("stderr-\(tag).log"), environment: environment, input: handle)
         let exit = host.waitForExit(timeout: timeout)
         return HostRun(pid: host.pid, exit: exit, stderr: host.stderr, report: try reportLines(report, lenient: true))
     }
