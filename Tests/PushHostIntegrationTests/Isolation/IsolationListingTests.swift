@@ -90,12 +90,16 @@ import Testing
         #expect(listing.json == ["worker": false, "other": true])
     }
 
-    /// An ffi manifest runs in the host, whatever the flags: the listing says so.
+    /// An ffi manifest runs in the host, whatever the flags: the listing says
+    /// so. Read by a scan in a worker, it is listed as when read in the host.
     @Test func anFFIManifestRunsInTheHost() throws {
         let scratch = try Scratch()
-        let manifest = try scratch.ffi(handlers: [Legacy.background()])
+        let manifest = try scratch.ffi(handlers: [Legacy.background(), Legacy.token])
         let listing = try Self.list(["--ffi", manifest], ["--isolate", "all"])
         #expect(listing.text == ["legacy": "no (an ffi manifest runs in the host)"])
         #expect(listing.json == ["legacy": false])
+        let scanned = try Command.pushhost(["plugins", "--json", "--ffi", manifest, "--isolate", "all"]).stdout
+        let opened = try Command.pushhost(["plugins", "--json", "--ffi", manifest]).stdout
+        #expect(!opened.isEmpty && scanned == opened, "scanned:\n\(scanned)\nopened here:\n\(opened)")
     }
 }
