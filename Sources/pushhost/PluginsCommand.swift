@@ -37,9 +37,7 @@ struct PluginsCommand: ParsableCommand, LoggingCommand {
 
     func run() throws {
         let overrides = try settings.map { text throws(UsageError) in try SettingOverride(parsing: text) }
-        var isolation = IsolationOptions()
-        isolation.all = isolate.contains("all")
-        isolation.names = Set(isolate.filter { $0 != "all" })
+        var isolation = IsolationOptions(isolating: isolate)
         isolation.handlerTimeout = handlerTimeout
         isolation.logArguments = try log.workerArguments()
         let catalog = PluginCatalog(paths: try plugins.pluginFiles.paths(), isolation: isolation, overrides: overrides)

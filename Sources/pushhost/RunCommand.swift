@@ -152,9 +152,7 @@ extension RunCommand {
     /// `--isolate` and the `--worker-*` flags; a worker, and a scan, logs as
     /// this run does, and a scan has `--handler-timeout`.
     private func isolation() throws(UsageError) -> IsolationOptions {
-        var isolation = IsolationOptions()
-        isolation.all = isolate.contains("all")
-        isolation.names = Set(isolate.filter { $0 != "all" })
+        var isolation = IsolationOptions(isolating: isolate)
         isolation.crashLimit = workerCrashLimit
         isolation.crashWindow = workerCrashWindow
         isolation.memoryLimit = workerMemory

@@ -23,6 +23,12 @@ package struct IsolationOptions: Sendable {
 
     package init() {}
 
+    /// What `--isolate NAME|all`, given `flags` times, asks for.
+    package init(isolating flags: [String]) {
+        all = flags.contains("all")
+        names = Set(flags.filter { $0 != "all" })
+    }
+
     /// Whether the plugin `name`, whose settings are `settings`, runs in a worker.
     func isolates(_ name: String, settings: [String: String]) -> Bool {
         all || names.contains(name) || settings["isolate"] == "true"
