@@ -8,7 +8,7 @@ extension PluginCatalog {
     ///   Foreground screen for the "issues" target.
     /// legacy 2.1.0 (ffi) plugins/legacy.ffi.json
     ///   roles: background
-    ///   isolated: no (an ffi manifest runs in the host)
+    ///   isolated: no
     ///   library: plugins/liblegacy.so
     ///   background: int32_t legacy_alert(const char *notification.title, int32_t data.priority = 3)
     /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
@@ -28,7 +28,7 @@ extension PluginCatalog {
                 if !descriptor.targets.isEmpty { text += "; targets: \(descriptor.targets.joined(separator: ", "))" }
                 text += "\n"
                 let reason = isolationReason(plugin, file: entry.file)
-                text += "  isolated: \(reason.map { descriptor.isManifest ? "no (an ffi manifest runs in the host)" : "yes (\($0))" } ?? "no")\n"
+                text += "  isolated: \(reason.map { "yes (\($0))" } ?? "no")\n"
                 if !descriptor.summary.isEmpty { text += "  \(descriptor.summary)\n" }
                 if let manifest = descriptor.manifest {
                     text += "  library: \(manifest.libraries.joined(separator: ", "))\n"
@@ -45,9 +45,9 @@ extension PluginCatalog {
         isolation.reason(plugin.descriptor.name, file: file, settings: plugin.settings, overrides: overrides)
     }
 
-    /// Whether a run with the same flags runs `plugin` in a worker (an ffi manifest runs in the host).
+    /// Whether a run with the same flags runs `plugin` in a worker.
     private func isIsolated(_ plugin: Loadable, file: String) -> Bool {
-        !plugin.descriptor.isManifest && isolationReason(plugin, file: file) != nil
+        isolationReason(plugin, file: file) != nil
     }
 }
 
