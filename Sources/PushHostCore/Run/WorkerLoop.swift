@@ -60,7 +60,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
         host: pid_t, logger: Logger
     ) {
-        Self.closeInherited()
+        // Keeping 0 to 5: its channels to the host.
+        WorkerSpawn.closeInherited(from: WorkerIntake.fd + 1)
         completions = Inbox()
         self.memoryLimit = memoryLimit
         statm = memoryLimit > 0 ? open("/proc/self/statm", O_RDONLY | O_CLOEXEC) : -1
@@ -69,7 +70,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
-        Self.dieWithParent()
+        WorkerSpawn.dieWithParent()
         if getppid() != host { exit(1) }
         self.logger = logger
         guard let ring = WorkerRing(fd: Self.ringFD) else { exit(1) }
@@ -94,23 +95,6 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             exit(WorkerLaunch.createFailed)
         }
         context.verdicts = self
-    }
-
-    /// Asks the kernel for SIGKILL when the host dies (`prctl(PR_SET_PDEATHSIG)`),
-    /// so a worker stuck in its plugin does not outlive it.
-    private static func dieWithParent() {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
-        let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
-        _ = unsafeBitCast(symbol, to: Prctl.self)(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
-    }
-
-    /// Closes every descriptor the host had open without close-on-exec
-    /// (its report, its spool), keeping 0 to 5: the plugin gets none of them.
-    private static func closeInherited() {
-        typealias Closefrom = @convention(c) (Int32) -> Void
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "closefrom") else { return }
-        unsafeBitCast(symbol, to: Closefrom.self)(WorkerIntake.fd + 1)
     }
 
     /// Says the plugin is created, then serves calls; never returns.
@@ -169,6 +153,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         switch frame.kind {
         case .call:
             guard let handler = PluginHandler(rawValue: Int32(frame.handler)) else { return }
+            ring.noteBegun(frame.call)
             call(handler, frame)
             if memoryLimit > 0, let resident = residentMiB(), resident > memoryLimit {
                 WorkerFrame.append(.recycling, number: Int32(clamping: resident), to: &out)

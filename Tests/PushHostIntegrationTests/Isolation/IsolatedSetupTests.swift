@@ -55,8 +55,7 @@ import Testing
         let fd = SourcePluginTests.openWhenRead(fifo, host: host)
         try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")
         defer { close(fd) }
-        let children = Self.childCommands(of: host.pid)
-        #expect(children.contains { $0.contains("worker") && $0.contains("fifo-source") }, "\(children)")
+        #expect(TransportWorker.pids(of: host.pid, plugin: Paths.sample("fifo-source")).count == 1)
         try #require(SourcePluginTests.write(fd, ndjson(Self.message("m1"))))
         #expect(host.waitForStderr("info fifo-source: record 1: done"), "\(host.stderr)")
         #expect(host.stop() == .status(0), "\(host.stderr)")
@@ -65,13 +64,5 @@ import Testing
         let lines = scratch.workerLines()
         #expect(lines.map(\.call) == ["create", "on_background m1", "destroy"])
         #expect(lines.allSatisfy { $0.pid != host.pid }, "\(lines)")
-    }
-
-    /// The command lines of the children of process `pid`.
-    static func childCommands(of pid: pid_t) -> [String] {
-        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-        return children.split(separator: " ").compactMap { child in
-            FileManager.default.contents(atPath: "/proc/\(child)/cmdline").map { String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\0", with: " ") }
-        }
     }
 }

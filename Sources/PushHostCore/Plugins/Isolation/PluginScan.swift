@@ -18,8 +18,8 @@ package enum PluginScan {
     /// Scans `file` and exits: 0 once it answered, 1 when the host is not
     /// its parent or its answer could not be written.
     package static func serve(file: String, host: pid_t, logger: Logger) -> Never {
-        closeDescriptors(from: channel + 1)
-        dieWithParent()
+        WorkerSpawn.closeInherited(from: channel + 1)
+        WorkerSpawn.dieWithParent()
         if getppid() != host { exit(1) }
         var warned: Set<String> = []
         let answer: [UInt8]
@@ -36,22 +36,5 @@ package enum PluginScan {
             offset += count
         }
         exit(0)
-    }
-
-    /// Asks the kernel for SIGKILL when the host dies (`prctl(PR_SET_PDEATHSIG)`),
-    /// so a scan stuck in a plugin's constructor does not outlive it.
-    private static func dieWithParent() {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
-        let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
-        _ = unsafeBitCast(symbol, to: Prctl.self)(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
-    }
-
-    /// Closes every descriptor from `first` up (`closefrom`): the plugin
-    /// gets none of what the host had open without close-on-exec.
-    private static func closeDescriptors(from first: Int32) {
-        typealias Closefrom = @convention(c) (Int32) -> Void
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "closefrom") else { return }
-        unsafeBitCast(symbol, to: Closefrom.self)(first)
     }
 }

@@ -53,34 +53,14 @@ enum PluginScans {
         }
         defer { close(ends[1]) }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], PluginScan.channel)
-        let executable = IsolationOptions.executable
-        let arguments = [executable, "worker", "--scan", "--plugin", file, "--host", "\(getpid())"] + isolation.logArguments
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // The Swift runtime's backtracer is off in it: its crash is the host's to report.
-        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("SWIFT_BACKTRACE=enable=no")]
-        var index = 0
-        while let variable = environ[index] {
-            if strncmp(variable, "SWIFT_BACKTRACE=", 16) != 0 { environment.append(strdup(variable)) }
-            index += 1
-        }
-        environment.append(nil)
-        defer { environment.forEach { free($0) } }
-        var child: pid_t = 0
-        // This very binary, even when a newer one replaced it on disk meanwhile.
-        let path = executable.hasSuffix(" (deleted)") ? "/proc/self/exe" : executable
-        let status = posix_spawn(&child, path, &actions, nil, argv, environment)
-        guard status == 0 else {
+        let arguments = ["--scan", "--plugin", file, "--host", "\(getpid())"] + isolation.logArguments
+        switch WorkerSpawn.start(IsolationOptions.executable, arguments, descriptors: [(PluginScan.channel, ends[1])], outputToError: true) {
+        case .success(let child):
+            return Scan(pid: child, fd: ends[0])
+        case .failure(let error):
             close(ends[0])
-            throw .workerFailed("cannot start a worker to scan it (\(executable)): \(String(cString: strerror(status)))")
+            throw .workerFailed("cannot start a worker to scan it (\(IsolationOptions.executable)): \(error)")
         }
-        return Scan(pid: child, fd: ends[0])
     }
 
     /// Reads every scan's answer until each worker has ended, killing those

@@ -14,7 +14,8 @@ import Logging
 ///
 /// Calls are answered in the order they were posted, so the first one not
 /// answered is the one under way. When the worker dies, that call fails
-/// (`plugin NAME crashed in on_data: SIGSEGV`), a call it had left pending
+/// (`plugin NAME crashed in on_data: SIGSEGV`) if the worker began it (it
+/// notes each call it begins in its ring), a call it had left pending
 /// fails too, and the calls behind go to a new worker, started after a
 /// backoff (0.1 s, doubling, at most 5 s). A plugin whose worker crashed
 /// more than `--worker-crash-limit` times within `--worker-crash-window` is
@@ -371,6 +372,8 @@ final class Worker {
         let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
         // What it did, when it sent something malformed (it was killed for that).
         let malformed = process?.rejection.map { "sent a malformed answer: \($0)" }
+        // A call it never began (it died first) goes to the next worker, unfailed.
+        let begun = process?.ring.lastBegun ?? 0
         process = nil
         if case .stopped = phase { return }
         let exitedCleanly = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
@@ -379,7 +382,7 @@ final class Worker {
         }
         let how = Self.describe(status)
         var underWay: String?
-        if let call = calls.first {
+        if let call = calls.first, call.id <= begun {
             underWay = call.handler.name
             let reason = malformed.map { "plugin \(name) \($0)" }
                 ?? (timedOut

@@ -57,33 +57,17 @@ final class WorkerProcess: @unchecked Sendable {
             _ = setsockopt(end, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(end, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pair[1], 3)
-        posix_spawn_file_actions_adddup2(&actions, ring.fd, 4)
-        posix_spawn_file_actions_adddup2(&actions, intake[1], WorkerIntake.fd)
-        let argv = ([executable, "worker"] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("SWIFT_BACKTRACE=enable=no")]
-        var index = 0
-        while let variable = environ[index] {
-            if strncmp(variable, "SWIFT_BACKTRACE=", 16) != 0 { environment.append(strdup(variable)) }
-            index += 1
-        }
-        environment.append(nil)
-        defer { environment.forEach { free($0) } }
-        var child: pid_t = 0
-        // This very binary, even when a newer one replaced it on disk meanwhile.
-        let path = executable.hasSuffix(" (deleted)") ? "/proc/self/exe" : executable
-        let status = posix_spawn(&child, path, &actions, nil, argv, environment)
+        let started = WorkerSpawn.start(executable, arguments, descriptors: [(3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])])
         close(pair[1])
         close(intake[1])
-        guard status == 0 else {
+        let child: pid_t
+        switch started {
+        case .success(let pid):
+            child = pid
+        case .failure(let error):
             close(pair[0])
             close(intake[0])
-            throw SetupError("cannot start a worker (\(executable)): \(String(cString: strerror(status)))")
+            throw SetupError("cannot start a worker (\(executable)): \(error)")
         }
         pid = child
         socket = pair[0]

@@ -36,6 +36,10 @@ final class WorkerRing: @unchecked Sendable {
     private var read: UnsafeMutablePointer<Atomic<UInt64>> {
         (base + 64).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
+    /// The last call the worker began.
+    private var begun: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + 128).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
     private var data: UnsafeMutableRawPointer { base + Self.dataOffset }
 
     /// A new ring (the host's side); nil when the system refuses one.
@@ -92,6 +96,18 @@ final class WorkerRing: @unchecked Sendable {
         (data + start).copyMemory(from: bytes.baseAddress!, byteCount: first)
         if first < bytes.count { data.copyMemory(from: bytes.baseAddress! + first, byteCount: bytes.count - first) }
         written.pointee.store(position &+ UInt64(bytes.count), ordering: .releasing)
+    }
+
+    /// The worker's side: the call `id` begins (before its plugin runs).
+    func noteBegun(_ id: UInt64) {
+        begun.pointee.store(id, ordering: .releasing)
+    }
+
+    /// The host's side, once the worker ended: the last call it said it
+    /// began. Its plugin could write anything there: a call it says it did
+    /// not begin goes to the next worker, which its crash limit bounds.
+    var lastBegun: UInt64 {
+        begun.pointee.load(ordering: .acquiring)
     }
 
     /// The host's side: what the worker wrote since the last time, or nil.
