@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import DequeModule
 import Logging
 
 /// The data stage: every data plugin, in load order, gives its verdict on a
@@ -40,6 +41,11 @@ final class DataStage: VerdictSink, @unchecked Sendable {
 
     /// Messages waiting for `complete`, by their handle's address.
     @exclusivity(unchecked) private(set) var pending: [UInt: InFlight] = [:]
+    /// The same, with the deadline each went pending with, in the order
+    /// they did: as every deadline is the same time away, the soonest is
+    /// first. An entry whose message is no longer pending with that
+    /// deadline is dropped when it comes first.
+    @exclusivity(unchecked) private var deadlines = Deque<(flight: InFlight, deadline: UInt64)>()
 
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
@@ -53,7 +59,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = self }
         plugins.workers.applyVerdict = { [unowned(unsafe) self] address, verdict, plugin, reason in
-            apply(Completion(address: address, verdict: verdict, plugin: plugin, reason: reason))
+            applyAnswer(address, verdict, plugin: plugin, reason: reason)
         }
     }
 
@@ -81,6 +87,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
                 flight.isWaiting = true
                 flight.deadline = MonotonicClock.now() &+ timeoutNanoseconds
                 pending[flight.message.handleAddress] = flight
+                deadlines.append((flight, flight.deadline))
                 return
             }
             record(verdict, for: flight)
@@ -127,9 +134,24 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             }
             return
         }
-        pending[completion.address] = nil
+        accept(completion.verdict, for: flight, because: completion.reason)
+    }
+
+    /// Applies an isolated data plugin's verdict, from its worker's answer:
+    /// as `apply`, the plugin known by its number (which costs no string).
+    private func applyAnswer(_ address: UInt, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
+        guard let flight = pending[address], handlers[flight.next].plugin == plugin else {
+            let name = handlers.firstIndex { $0.plugin == plugin }.map { names[$0] } ?? "plugin \(plugin)"
+            return apply(Completion(address: address, verdict: verdict, plugin: name, reason: reason))
+        }
+        accept(verdict, for: flight, because: reason)
+    }
+
+    /// The pending message `flight` has its verdict: on with its data stage.
+    private func accept(_ verdict: ph_verdict, for flight: InFlight, because reason: String?) {
+        pending[flight.message.handleAddress] = nil
         flight.isWaiting = false
-        record(completion.verdict, for: flight, because: completion.reason)
+        record(verdict, for: flight, because: reason)
         run(flight)
     }
 
@@ -137,12 +159,13 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     /// message's handle is retired, so that the plugin's late `complete`
     /// finds nothing, and the message goes on under a new one.
     func expireDeadlines() {
+        guard let first = soonest else { return }
         let now = MonotonicClock.now()
-        let expired = pending.filter { $0.value.deadline <= now }
-        guard !expired.isEmpty else { return }
-        for (address, flight) in expired.sorted(by: { $0.value.deadline < $1.value.deadline }) {
+        guard first.deadline <= now else { return }
+        while let (flight, deadline) = soonest, deadline <= now {
+            deadlines.removeFirst()
             let name = names[flight.next]
-            pending[address] = nil
+            pending[flight.message.handleAddress] = nil
             flight.message.retireHandle(expired: true)
             flight.message.claimHandle()
             flight.isWaiting = false
@@ -152,14 +175,26 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         }
     }
 
+    /// The pending message whose deadline is soonest, dropping the entries
+    /// before it whose message went on meanwhile.
+    private var soonest: (flight: InFlight, deadline: UInt64)? {
+        while let first = deadlines.first {
+            let flight = first.flight
+            if flight.isWaiting && flight.deadline == first.deadline && pending[flight.message.handleAddress] === flight { return first }
+            deadlines.removeFirst()
+        }
+        return nil
+    }
+
     /// Stops waiting for every pending verdict (the host is stopping): a
     /// later `complete` for one of them is ignored.
     func forgetPending() {
         pending.removeAll()
+        deadlines.removeAll()
     }
 
     /// Milliseconds until the nearest deadline, or -1 when nothing is pending.
     func millisecondsToNextDeadline() -> Int32 {
-        pending.values.lazy.map(\.deadline).min().map(MonotonicClock.milliseconds(until:)) ?? -1
+        soonest.map { MonotonicClock.milliseconds(until: $0.deadline) } ?? -1
     }
 }

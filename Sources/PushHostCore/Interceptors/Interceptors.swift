@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import DequeModule
 import Logging
 
 /// The interceptor stage, between the intake and the data stage
@@ -25,6 +26,9 @@ final class Interceptors {
     private let timeoutNanoseconds: UInt64
     /// The held turns, and when each must end (monotonic ns).
     @exclusivity(unchecked) private var held: [ObjectIdentifier: (link: ChainLink, deadline: UInt64)] = [:]
+    /// The held turns in the order they were held, which is that of their
+    /// deadlines; an entry whose turn ended is dropped when it comes first.
+    @exclusivity(unchecked) private var deadlines = Deque<(link: ChainLink, deadline: UInt64)>()
     /// Whether any interceptor has `on_outcome`.
     let wantsOutcomes: Bool
     /// The link of the last turn that ended during its call, for the next turn.
@@ -81,7 +85,9 @@ final class Interceptors {
             plugin.call(link.opaque)
             journal.leave()
             guard let ending = link.returned() else {
-                held[ObjectIdentifier(link)] = (link, MonotonicClock.now() &+ timeoutNanoseconds)
+                let deadline = MonotonicClock.now() &+ timeoutNanoseconds
+                held[ObjectIdentifier(link)] = (link, deadline)
+                deadlines.append((link, deadline))
                 return .held
             }
             spare = link
@@ -121,10 +127,12 @@ final class Interceptors {
     /// Fails every held message whose turn outlived `--data-timeout`, and
     /// hands it to `body`; a late `proceed` or `stop` is ignored.
     func expireDeadlines(_ body: (InFlight) -> Void) {
-        guard !held.isEmpty else { return }
+        guard let first = soonest else { return }
         let now = MonotonicClock.now()
-        for (key, turn) in held.sorted(by: { $0.value.deadline < $1.value.deadline }) where turn.deadline <= now {
-            held[key] = nil
+        guard first.deadline <= now else { return }
+        while let turn = soonest, turn.deadline <= now {
+            deadlines.removeFirst()
+            held[ObjectIdentifier(turn.link)] = nil
             guard let item = turn.link.abandon(.timedOut) else { continue }
             let plugin = plugins[item.interception.passed]
             plugin.logger.warning("no proceed or stop for message \(item.message.idString) within \(timeout)s; it fails")
@@ -134,15 +142,28 @@ final class Interceptors {
         }
     }
 
+    /// The held turn whose deadline is soonest, dropping the entries before
+    /// it whose turn ended meanwhile.
+    private var soonest: (link: ChainLink, deadline: UInt64)? {
+        while let first = deadlines.first {
+            if held[ObjectIdentifier(first.link)]?.deadline == first.deadline { return first }
+            deadlines.removeFirst()
+        }
+        return nil
+    }
+
     /// Milliseconds until the nearest deadline of a held message, or -1.
     func millisecondsToNextDeadline() -> Int32 {
-        held.values.lazy.map(\.deadline).min().map(MonotonicClock.milliseconds(until:)) ?? -1
+        soonest.map { MonotonicClock.milliseconds(until: $0.deadline) } ?? -1
     }
 
     /// The host stops: every held message, with the interceptor that holds
     /// it; their later `proceed` or `stop` is ignored.
     func abandonAll() -> [(item: InFlight, by: String)] {
-        defer { held.removeAll() }
+        defer {
+            held.removeAll()
+            deadlines.removeAll()
+        }
         return held.values.sorted { $0.deadline < $1.deadline }.compactMap { turn in
             turn.link.abandon(.hostStopped).map { ($0, plugins[$0.interception.passed].name) }
         }

@@ -40,6 +40,9 @@ package final class Message: @unchecked Sendable {
     private var input: UnsafePointer<UInt8>?
     private var tape: UnsafePointer<JSONToken>?
     private var owned: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
+    /// What the message owned before its last `reset()`, kept for the next
+    /// `detach` (a message that waits for a worker detaches every time).
+    private var kept: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
     private var inputCount = 0
     private var tapeCount = 0
     /// The strings handed to plugins, forgotten by `reset()`.
@@ -64,6 +67,10 @@ package final class Message: @unchecked Sendable {
 
     deinit {
         reset()
+        if let kept {
+            kept.input.deallocate()
+            kept.tape.deallocate()
+        }
         strings.withLock { $0.free() }
         Handles.messages.retire(handle)
     }
@@ -169,15 +176,23 @@ package final class Message: @unchecked Sendable {
     /// Copies the borrowed bytes and tape, so the message outlives the input buffer.
     func detach() {
         guard owned == nil, let input, let tape else { return }
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(inputCount, 1), alignment: 8)
+        let (bytes, tokens) = storage(input: inputCount, tape: tapeCount)
         bytes.copyMemory(from: UnsafeRawBufferPointer(start: input, count: inputCount))
-        let tokens = UnsafeMutableBufferPointer<JSONToken>.allocate(capacity: max(tapeCount, 1))
         _ = tokens.initialize(from: UnsafeBufferPointer(start: tape, count: tapeCount))
         strings.withLock { _ in
             self.input = UnsafePointer(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
             self.tape = UnsafePointer(tokens.baseAddress!)
         }
         owned = (bytes, tokens)
+    }
+
+    /// Room for `input` bytes and `tape` tokens: what was kept, when it is large enough.
+    private func storage(input: Int, tape: Int) -> (UnsafeMutableRawBufferPointer, UnsafeMutableBufferPointer<JSONToken>) {
+        if let kept, kept.input.count >= input, kept.tape.count >= tape {
+            self.kept = nil
+            return kept
+        }
+        return (.allocate(byteCount: max(input, 1024), alignment: 8), .allocate(capacity: max(tape, 128)))
     }
 
     /// Puts off `load` (a `load` of this message) until an accessor, or
@@ -216,8 +231,18 @@ package final class Message: @unchecked Sendable {
             handedOutAny.store(false, ordering: .relaxed)
         }
         if let owned {
-            owned.input.deallocate()
-            owned.tape.deallocate()
+            // Kept for the next detach, unless it is large (a rare long record).
+            if let kept {
+                kept.input.deallocate()
+                kept.tape.deallocate()
+            }
+            if owned.input.count <= 1 << 16 {
+                kept = owned
+            } else {
+                owned.input.deallocate()
+                owned.tape.deallocate()
+                kept = nil
+            }
             self.owned = nil
         }
         input = nil

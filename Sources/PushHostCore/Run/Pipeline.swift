@@ -287,7 +287,8 @@ final class Pipeline: Intake, Awaited {
             if let worker = delivered[0].worker, !workers.isReturned(worker, delivered[0].call) { return }
             let entry = delivered.removeFirst()
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
-            if spare.count < 64 {
+            // As many as may wait at once, so that none is made again per message.
+            if spare.count < max(64, maxPending) {
                 entry.flight.recycle()
                 entry.flight.message.retireHandle()
                 entry.flight.message.claimHandle()

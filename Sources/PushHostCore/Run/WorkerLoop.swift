@@ -42,7 +42,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let targetKey: [UInt8]
     /// Messages whose `on_data` gave `PH_PENDING`, by handle: their call.
     private var pending: [UInt: (call: UInt64, message: Message)] = [:]
-    private var out: [UInt8] = []
+    private var out = ByteBuffer(capacity: 1 << 16)
     private let ring: WorkerRing
     /// Whether answers went into the ring since the host was last woken.
     private var unannounced = false
@@ -111,8 +111,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         if source != nil { offers |= WorkerFrame.offersSource }
         if let interceptor { offers |= WorkerFrame.offersInterceptor | (interceptor.hasOnOutcome ? WorkerFrame.offersOutcome : 0) }
         WorkerFrame.append(.ready, number: offers, to: &out)
-        send(out)
-        out.removeAll(keepingCapacity: true)
+        send(out.bytes)
+        out.removeAll()
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
         var filled = 0
         while true {
@@ -315,8 +315,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             guard var problem else { return }
             problem.withUTF8 { WorkerFrame.appendField(UnsafeRawBufferPointer($0), to: &buffer) }
         }
-        out.withUnsafeBytes { ring.put($0) { send([1]) } }
-        out.removeAll(keepingCapacity: true)
+        ring.put(out.bytes) { wake() }
+        out.removeAll()
         unannounced = true
     }
 
@@ -342,19 +342,24 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private func flush() {
         lastFlush = MonotonicClock.coarse()
         if !out.isEmpty {
-            out.withUnsafeBytes { ring.put($0) { send([1]) } }
-            out.removeAll(keepingCapacity: true)
+            ring.put(out.bytes) { wake() }
+            out.removeAll()
             unannounced = true
         }
         if unannounced {
-            send([1])
+            wake()
             unannounced = false
         }
     }
 
     /// Writes `bytes` to the host's socket; exits when the host is gone.
-    private func send(_ bytes: [UInt8]) {
-        guard bytes.withUnsafeBytes({ sendAll(Self.channel, $0) }) else { exit(0) }
+    private func send(_ bytes: UnsafeRawBufferPointer) {
+        guard sendAll(Self.channel, bytes) else { exit(0) }
+    }
+
+    /// Tells the host its ring holds answers.
+    private func wake() {
+        withUnsafeBytes(of: WorkerProcess.wake) { send($0) }
     }
 
     /// Calls `destroy`, sends what is left, and exits.

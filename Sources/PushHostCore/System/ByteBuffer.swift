@@ -57,6 +57,12 @@ struct ByteBuffer: ~Copyable {
         count += bytes.count
     }
 
+    /// Stores `value`'s bytes at `offset`, among those written (unaligned).
+    @inline(__always)
+    mutating func store<T: BitwiseCopyable>(_ value: T, at offset: Int) {
+        base.storeBytes(of: value, toByteOffset: offset, as: T.self)
+    }
+
     @inline(__always)
     mutating func write(_ byte: UInt8) {
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)

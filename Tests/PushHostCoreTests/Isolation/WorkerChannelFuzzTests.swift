@@ -74,8 +74,9 @@ import Glibc
     /// Its first frame: a ready frame, offering what a plugin can offer, or malformed.
     @Test func readyFramesAreReadOrRefused() throws {
         var random = SeededGenerator(seed: 4)
-        var ready: [UInt8] = []
-        WorkerFrame.append(.ready, number: WorkerFrame.offersSource, to: &ready)
+        var buffer = ByteBuffer(capacity: WorkerFrame.headerSize)
+        WorkerFrame.append(.ready, number: WorkerFrame.offersSource, to: &buffer)
+        let ready = Array(buffer.bytes)
         #expect(try ready.withUnsafeBytes { try WorkerAnswer.offers(inReady: $0) } == WorkerFrame.offersSource)
         var offered = 0
         for _ in 0..<2000 {
@@ -215,7 +216,7 @@ import Glibc
 
     /// The frames a worker writes for `answers`.
     static func encode(_ answers: [WorkerAnswer]) -> [UInt8] {
-        var out: [UInt8] = []
+        var out = ByteBuffer(capacity: 256)
         for answer in answers {
             switch answer {
             case .returned(let call, let verdict, let problem):
@@ -237,7 +238,7 @@ import Glibc
                 }
             }
         }
-        return out
+        return Array(out.bytes)
     }
 
     /// One change a hostile worker could make: a byte flipped, a length

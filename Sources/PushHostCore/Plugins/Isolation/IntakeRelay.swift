@@ -98,19 +98,18 @@ final class IntakeRelay: @unchecked Sendable {
     /// Writes a frame without waiting: a worker that leaves its socket full
     /// (a megabyte of answers unread) is ended. Nothing happens once it is gone.
     private func send(_ kind: WorkerFrame.FrameKind, record: UInt64, number: Int32, line: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
-        var frame: [UInt8] = []
-        WorkerFrame.append(kind, call: record, number: number, to: &frame) { $0.append(contentsOf: line) }
+        var frame = ByteBuffer(capacity: WorkerFrame.headerSize + line.count)
+        WorkerFrame.append(kind, call: record, number: number, to: &frame) { $0.write(line) }
+        let bytes = frame.bytes
         let full = writing.withLock { _ in
-            frame.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { return errno == EAGAIN || errno == EWOULDBLOCK }
-                    offset += count
-                }
-                return false
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return errno == EAGAIN || errno == EWOULDBLOCK }
+                offset += count
             }
+            return false
         }
         if full { reject(MalformedAnswer("its intake channel is full: it does not read what the host answers")) }
     }

@@ -60,7 +60,7 @@ final class Worker {
     private let logger: Logger
     private(set) var process: WorkerProcess?
     @exclusivity(unchecked) private(set) var phase = Phase.running
-    @exclusivity(unchecked) private var out: [UInt8] = []
+    @exclusivity(unchecked) private var out = ByteBuffer(capacity: 1 << 16)
     /// The calls posted and not answered yet, oldest first.
     @exclusivity(unchecked) private var calls = Deque<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
@@ -280,8 +280,8 @@ final class Worker {
     func flush() {
         guard !out.isEmpty, let process else { return }
         if case .stopped = phase { return }
-        _ = out.withUnsafeBytes { process.write($0) }
-        out.removeAll(keepingCapacity: true)
+        _ = process.write(out.bytes)
+        out.removeAll()
     }
 
     /// Whether a call is still under way (a pending verdict is not a call).
@@ -321,7 +321,7 @@ final class Worker {
                     if verdict == PH_PENDING {
                         pending[call.id] = call.address
                     } else {
-                        verdicts(call.address, verdict, name, problem)
+                        verdicts(call.address, verdict, plugin, problem)
                     }
                 } else if let problem, call.address != 0 {
                     Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
@@ -330,7 +330,7 @@ final class Worker {
                 guard let address = pending.removeValue(forKey: id) else {
                     return reject(process, "a verdict for call \(id), which is not waiting for one")
                 }
-                verdicts(address, verdict, name, nil)
+                verdicts(address, verdict, plugin, nil)
             case .intercepted(let id, let ending, let reason, let edits):
                 guard let chain = turns.removeValue(forKey: id) else {
                     return reject(process, "the end of the interceptor turn of call \(id), which has no turn under way")
@@ -394,14 +394,14 @@ final class Worker {
         }
         let end = malformed == nil ? how : "it sent a malformed answer"
         for (_, address) in pending {
-            verdicts(address, PH_FAILED, name, "plugin \(name)'s worker ended (\(end)) before it completed the message")
+            verdicts(address, PH_FAILED, plugin, "plugin \(name)'s worker ended (\(end)) before it completed the message")
         }
         pending.removeAll()
         for (_, chain) in turns {
             workers.interception?.fail(turn: chain, reason: "plugin \(name)'s worker ended (\(end)) before it proceeded or stopped the message")
         }
         turns.removeAll()
-        out.removeAll(keepingCapacity: true)
+        out.removeAll()
         let place = underWay.map { "in \($0)" } ?? "between calls"
         let what = malformed
             ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)")
@@ -444,7 +444,7 @@ final class Worker {
         // A token call: its event learns why (the crash itself is logged).
         guard call.address != 0 else { return workers.noteProblem(reason) }
         if call.handler == .onData {
-            verdicts(call.address, PH_FAILED, name, reason)
+            verdicts(call.address, PH_FAILED, plugin, reason)
         } else {
             Message.noteProblem(OpaquePointer(bitPattern: call.address)!, reason)
         }

@@ -56,41 +56,41 @@ enum WorkerFrame {
 
     /// Appends a frame whose payload `payload` writes.
     static func append(
-        _ kind: FrameKind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout [UInt8],
-        payload: (inout [UInt8]) -> Void = { _ in }
+        _ kind: FrameKind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout ByteBuffer,
+        payload: (inout ByteBuffer) -> Void = { _ in }
     ) {
         let start = buffer.count
-        withUnsafeBytes(of: (UInt64(0), UInt64(0), UInt32(0))) { buffer.append(contentsOf: $0) }
+        buffer.reserve(headerSize)
+        withUnsafeBytes(of: (UInt64(0), UInt64(0), UInt32(0))) { buffer.write($0) }
         payload(&buffer)
-        buffer.withUnsafeMutableBytes { bytes in
-            bytes.storeBytes(of: UInt32(bytes.count - start - 4).littleEndian, toByteOffset: start, as: UInt32.self)
-            bytes[start + 4] = kind.rawValue
-            bytes[start + 5] = handler
-            bytes.storeBytes(of: call.littleEndian, toByteOffset: start + 8, as: UInt64.self)
-            bytes.storeBytes(of: UInt32(bitPattern: number).littleEndian, toByteOffset: start + 16, as: UInt32.self)
-        }
+        buffer.store(UInt32(buffer.count - start - 4).littleEndian, at: start)
+        buffer.store(kind.rawValue, at: start + 4)
+        buffer.store(handler, at: start + 5)
+        buffer.store(call.littleEndian, at: start + 8)
+        buffer.store(UInt32(bitPattern: number).littleEndian, at: start + 16)
     }
 
     /// Sets the number of the frame that starts at `start` in `buffer`.
-    static func setNumber(_ number: Int32, ofFrameAt start: Int, in buffer: inout [UInt8]) {
-        buffer.withUnsafeMutableBytes { $0.storeBytes(of: UInt32(bitPattern: number).littleEndian, toByteOffset: start + 16, as: UInt32.self) }
+    static func setNumber(_ number: Int32, ofFrameAt start: Int, in buffer: inout ByteBuffer) {
+        buffer.store(UInt32(bitPattern: number).littleEndian, at: start + 16)
     }
 
     /// Appends `bytes` with their length; nil as the length 0xFFFF_FFFF.
-    static func appendField(_ bytes: UnsafeRawBufferPointer?, to buffer: inout [UInt8]) {
-        guard let bytes else { return withUnsafeBytes(of: UInt32.max.littleEndian) { buffer.append(contentsOf: $0) } }
-        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.append(contentsOf: $0) }
-        buffer.append(contentsOf: bytes)
+    static func appendField(_ bytes: UnsafeRawBufferPointer?, to buffer: inout ByteBuffer) {
+        buffer.reserve(4 + (bytes?.count ?? 0))
+        guard let bytes else { return withUnsafeBytes(of: UInt32.max.littleEndian) { buffer.write($0) } }
+        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.write($0) }
+        buffer.write(bytes)
     }
 
     /// A text as a field (nil for none).
-    static func appendField(_ text: String?, to buffer: inout [UInt8]) {
+    static func appendField(_ text: String?, to buffer: inout ByteBuffer) {
         guard var text else { return appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
         text.withUTF8 { appendField(UnsafeRawBufferPointer($0), to: &buffer) }
     }
 
     /// A C string as a field (nil for NULL).
-    static func appendField(_ text: UnsafePointer<CChar>?, to buffer: inout [UInt8]) {
+    static func appendField(_ text: UnsafePointer<CChar>?, to buffer: inout ByteBuffer) {
         guard let text else { return appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
         appendField(UnsafeRawBufferPointer(start: text, count: strlen(text)), to: &buffer)
     }
@@ -183,17 +183,18 @@ func withCString<R>(_ field: UnsafeRawBufferPointer?, _ body: (UnsafePointer<CCh
 extension RecordSource {
     /// Appends the source as a frame field: `[u8 kind][i64 number][name]`,
     /// the number a line (-1 for none) or a record.
-    func appendField(to buffer: inout [UInt8]) {
+    func appendField(to buffer: inout ByteBuffer) {
         let (kind, number, name): (UInt8, Int, String?) = switch self {
         case .stdin(let line): (0, line, nil)
         case .spool(let file, let line): (1, line ?? -1, file)
         case .plugin(let plugin, let record): (2, record, plugin)
         }
         let count = 9 + (name?.utf8.count ?? 0)
-        withUnsafeBytes(of: UInt32(count).littleEndian) { buffer.append(contentsOf: $0) }
-        buffer.append(kind)
-        withUnsafeBytes(of: Int64(number).littleEndian) { buffer.append(contentsOf: $0) }
-        if let name { buffer.append(contentsOf: name.utf8) }
+        buffer.reserve(4 + count)
+        withUnsafeBytes(of: UInt32(count).littleEndian) { buffer.write($0) }
+        buffer.write(kind)
+        withUnsafeBytes(of: Int64(number).littleEndian) { buffer.write($0) }
+        if var name { name.withUTF8 { buffer.write(UnsafeRawBufferPointer($0)) } }
     }
 
     /// The source a frame field holds, or nil.
@@ -209,3 +210,4 @@ extension RecordSource {
         }
     }
 }
+

@@ -56,12 +56,12 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         if !readerStarted { startReader() }
         pthread_mutex_unlock(lock)
 
-        var frame: [UInt8] = []
+        var frame = ByteBuffer(capacity: WorkerFrame.headerSize + bytes.count)
         let sentFlags = flags & (PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT) | (onHandlerThread ? WorkerFrame.fromHandlerThread : 0)
         WorkerFrame.append(.record, handler: done == nil ? 0 : 1, call: record, number: Int32(bitPattern: sentFlags), to: &frame) {
-            $0.append(contentsOf: bytes)
+            $0.write(bytes)
         }
-        let sent = writing.withLock { _ in frame.withUnsafeBytes { sendAll(Self.fd, $0) } }
+        let sent = writing.withLock { _ in sendAll(Self.fd, frame.bytes) }
 
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }

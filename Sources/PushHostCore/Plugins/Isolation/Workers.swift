@@ -39,17 +39,17 @@ enum WorkerEvent: Sendable {
 /// the pipeline settles them all before any handler that runs in the host.
 package final class Workers {
     let inbox = Inbox<WorkerEvent>()
-    private(set) var all: [Worker] = []
+    @exclusivity(unchecked) private(set) var all: [Worker] = []
     /// The workers by plugin number, nil for a plugin in the host.
-    private var byPlugin: [Worker?] = []
+    @exclusivity(unchecked) private var byPlugin: [Worker?] = []
     /// Takes a data verdict on the dispatch thread (the data stage's), once it exists.
     var applyVerdict: VerdictTaker?
     /// Where isolated interceptors' turns end (the interceptor stage), once it exists.
     weak var interception: (any TurnTaker)?
 
-    /// Takes the verdict of plugin `plugin` on the message whose handle is
-    /// at `message`; `reason` explains a failure the plugin did not give.
-    typealias VerdictTaker = (_ message: UInt, _ verdict: ph_verdict, _ plugin: String, _ reason: String?) -> Void
+    /// Takes the verdict of the plugin numbered `plugin` on the message
+    /// whose handle is at `message`; `reason` explains a failure the plugin did not give.
+    typealias VerdictTaker = (_ message: UInt, _ verdict: ph_verdict, _ plugin: Int32, _ reason: String?) -> Void
     /// The last UI call posted since `takePosted()`.
     @exclusivity(unchecked) private var posted: (worker: Worker, call: UInt64)?
     /// Why the last token call in a worker failed, for its event.
@@ -57,7 +57,7 @@ package final class Workers {
 
     /// Data verdicts that came in during a settle, which runs inside a
     /// stage: applied by the next `takeEvents` from the dispatch loop.
-    private var held: [(message: UInt, verdict: ph_verdict, plugin: String, reason: String?)] = []
+    private var held: [(message: UInt, verdict: ph_verdict, plugin: Int32, reason: String?)] = []
 
     var isEmpty: Bool { all.isEmpty }
 
