@@ -6,11 +6,11 @@ import Testing
 /// place is refused with a line that names it.
 @Suite struct StateFolderTests {
     /// `keeper` (Tests/Fixtures/plugins/keeper.c) asks for its folder in
-    /// create() and logs what it got.
-    @Test func eachPluginGetsAFolderOfItsOwn() throws {
+    /// create() and logs what it got; in a worker (`--isolate all`) too.
+    @Test(arguments: [false, true]) func eachPluginGetsAFolderOfItsOwn(isolated: Bool) throws {
         let scratch = try Scratch()
         let plugin = try scratch.plugin("keeper.so", PluginSource.fixture("keeper"))
-        let result = try scratch.run(["--plugin", plugin], stdin: "")
+        let result = try scratch.run(["--plugin", plugin] + (isolated ? ["--isolate", "all"] : []), stdin: "")
         #expect(result.status == 0, "\(result.stderr)")
         let folder = scratch.file("state/plugins/keeper")
         #expect(result.stderr.contains("info keeper: folder \(folder), same pointer 1"))
