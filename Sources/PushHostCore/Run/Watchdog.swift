@@ -41,12 +41,7 @@ final class Watchdog: @unchecked Sendable {
         period = timeout > 0 ? UInt32(min(100_000, max(1_000, timeout * 250_000))) : 100_000
         self.logger = logger
         self.beforeExit = beforeExit
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<Watchdog>.fromOpaque(context!).takeRetainedValue().watch()
-        }, Unmanaged.passRetained(self).toOpaque())
-        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
-        pthread_detach(thread)
+        DetachedThread.startOrFail { [self] in watch() }
     }
 
     private func watch() -> Never {

@@ -82,10 +82,13 @@ import Testing
         let failed = run.report.filter { $0["status"] as? String == "failed" }
         #expect(failed.count <= 1, "\(run.report)")
         #expect(run.report.count - failed.count == run.statuses.filter { $0 == "delivered" }.count, "\(run.report)")
+        // The garbage reaches its socket and its intake channel: the host reads one of them first.
+        let found = ["plugin worker sent a malformed answer: the byte ", "plugin worker sent a malformed answer: on its intake channel, "]
         for line in failed {
-            #expect((line["error"] as? String)?.hasPrefix("plugin worker sent a malformed answer: the byte ") == true, "\(line)")
+            let error = line["error"] as? String ?? ""
+            #expect(found.contains { error.hasPrefix($0) }, "\(line)")
         }
-        #expect(run.stderrLines.contains { $0.contains("error pushhost: plugin worker sent a malformed answer: the byte ") }, "\(run.stderr)")
+        #expect(run.stderrLines.contains { line in found.contains { line.contains("error pushhost: " + $0) } }, "\(run.stderr)")
         #expect(scratch.workerCalls().filter { $0.call == "on_data m2" }.count == 1)
     }
 

@@ -103,18 +103,8 @@ final class StdinReader: @unchecked Sendable {
     private func startThread() {
         threadStarted = true
         for _ in 1..<batches.count { free.signal() }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<StdinReader>.fromOpaque(context!).takeRetainedValue().readBatches()
-            return nil
-        }, context)
-        guard started == 0 else {
-            // No second thread: go on reading here.
-            threadStarted = false
-            return
-        }
-        pthread_detach(thread)
+        // No second thread: go on reading here.
+        if DetachedThread.start({ [self] in readBatches() }) != 0 { threadStarted = false }
     }
 
     /// The reader thread: fills the batches in ring order until the input ends.

@@ -35,13 +35,7 @@ final class IntakeRelay: @unchecked Sendable {
         self.plugin = plugin
         self.submissions = submissions
         self.reject = reject
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<IntakeRelay>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(self).toOpaque())
-        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
-        pthread_detach(thread)
+        DetachedThread.startOrFail { [self] in run() }
     }
 
     deinit {

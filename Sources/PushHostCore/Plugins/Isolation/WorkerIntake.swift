@@ -81,13 +81,7 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
     /// [under `lock`] Starts the thread that reads what the host answers.
     private func startReader() {
         readerStarted = true
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<WorkerIntake>.fromOpaque(context!).takeRetainedValue().readAnswers()
-            return nil
-        }, Unmanaged.passRetained(self).toOpaque())
-        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
-        pthread_detach(thread)
+        DetachedThread.startOrFail { [self] in readAnswers() }
     }
 
     /// Reads answers and results until the host is gone.

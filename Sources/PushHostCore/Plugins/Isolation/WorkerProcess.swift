@@ -120,13 +120,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// `ended` with its wait status once it is gone.
     func startReading(timeout: Double, deliver: @escaping @Sendable ([WorkerAnswer]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
         let reader = Reader(process: self, timeout: timeout, deliver: deliver, ended: ended)
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            Unmanaged<Reader>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(reader).toOpaque())
-        precondition(started == 0, "pthread_create: \(String(cString: strerror(started)))")
-        pthread_detach(thread)
+        DetachedThread.startOrFail { reader.run() }
     }
 
     /// Writes all of `bytes`, blocking while the worker's socket is full;
