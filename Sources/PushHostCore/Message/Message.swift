@@ -299,15 +299,19 @@ package final class Message: @unchecked Sendable {
 
     /// Runs `body` with the message's source and the record it reads (as
     /// it came, or normalized: the flag), which a worker loads as the host
-    /// did; false when `opaque` names no message.
+    /// did; false when `opaque` names no message. [dispatch thread] Without
+    /// the accessors' lock: only the dispatch thread changes what a message
+    /// reads once its interceptors' turns are over (a `set` after its turn
+    /// changes nothing), and an isolated interceptor's turn has no other writer.
     static func withRecord(_ opaque: OpaquePointer, _ body: (RecordSource, UnsafeRawBufferPointer, Bool) -> Void) -> Bool {
-        var found = false
-        _ = handOut(opaque) { message, _ in
-            found = true
+        guard let slot = Handles.messages.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
+        let bits = slot.pointee.load(ordering: .acquiring)
+        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
+        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
+            guard message.handle == slot else { return false }
             body(message.source, UnsafeRawBufferPointer(start: message.input, count: message.inputCount), message.normalized)
-            return nil
+            return true
         }
-        return found
     }
 
     /// Runs `body` with the message that `opaque` names, under the lock
