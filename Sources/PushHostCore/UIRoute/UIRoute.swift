@@ -14,6 +14,8 @@ final class UIRoute {
     /// The background plugins' names, in load order, for the report.
     let backgroundNames: [String]
     private let background: UnsafeMutableBufferPointer<Handler>
+    /// The background plugins' numbers, for the order of calls across processes.
+    private let backgroundPlugins: [Int32]
     private let journal: CrashJournal
     /// The order of UI calls across processes, when plugins run in workers
     /// (`isOrdered`: a plain flag, checked on every message, is cheaper than
@@ -27,6 +29,7 @@ final class UIRoute {
         isOrdered = order != nil
         backgroundNames = plugins.background.map(\.name)
         background = Handler.table(plugins.background)
+        backgroundPlugins = plugins.background.map(\.index)
     }
 
     deinit {
@@ -51,7 +54,7 @@ final class UIRoute {
     /// The plugins (by number) whose handlers `route` calls.
     func plugins(of route: Route, screens: VisibleScreens) -> [Int32] {
         switch route {
-        case .background: background.map(\.plugin)
+        case .background: backgroundPlugins
         case .target(let position): [screens.screens[position].handler.plugin]
         case .mismatch: [screens.screens[0].handler.plugin]
         case .none: []
