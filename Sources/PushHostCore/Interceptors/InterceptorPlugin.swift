@@ -13,6 +13,8 @@ final class InterceptorPlugin: @unchecked Sendable {
     private let state: UnsafeMutableRawPointer?
     private let intercept: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void
     private let onOutcome: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer, UnsafePointer<CChar>) -> Void)?
+    /// Tells an isolated interceptor's worker that the host no longer waits for a turn.
+    private let withdraw: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
 
     var name: String { interceptor.name }
     var hasOnOutcome: Bool { onOutcome != nil }
@@ -34,6 +36,7 @@ final class InterceptorPlugin: @unchecked Sendable {
             onOutcome = worker.offers & WorkerFrame.offersOutcome == 0 ? nil : { state, message, line in
                 Worker.from(state).outcome(message, line: line)
             }
+            withdraw = { state, chain in Worker.from(state).withdrawTurn(chain) }
             return
         }
         guard let offered = plugin.plugInExtension(PH_EXT_INTERCEPTOR) else { return nil }
@@ -49,6 +52,7 @@ final class InterceptorPlugin: @unchecked Sendable {
         self.intercept = intercept
         onOutcome = size >= onOutcomeAt + MemoryLayout<UnsafeRawPointer>.size
             ? offered.load(fromByteOffset: onOutcomeAt, as: ph_interceptor.OutcomeFunction?.self) : nil
+        withdraw = nil
     }
 
     func call(_ chain: OpaquePointer) {
@@ -57,6 +61,12 @@ final class InterceptorPlugin: @unchecked Sendable {
 
     func tell(_ message: OpaquePointer, line: UnsafePointer<CChar>) {
         onOutcome?(state, message, line)
+    }
+
+    /// The host no longer waits for the turn under `chain`: an isolated
+    /// interceptor's worker drops it (in the host, the closed chain is enough).
+    func withdraw(_ chain: OpaquePointer) {
+        withdraw?(state, chain)
     }
 }
 

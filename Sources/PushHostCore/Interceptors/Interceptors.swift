@@ -133,8 +133,10 @@ final class Interceptors {
         while let turn = soonest, turn.deadline <= now {
             deadlines.removeFirst()
             held[ObjectIdentifier(turn.link)] = nil
+            let chain = turn.link.opaque
             guard let item = turn.link.abandon(.timedOut) else { continue }
             let plugin = plugins[item.interception.passed]
+            plugin.withdraw(chain)
             plugin.logger.warning("no proceed or stop for message \(item.message.idString) within \(timeout)s; it fails")
             item.interception.stop = InterceptorStop(
                 effect: .failed, by: plugin.name, reason: "\(plugin.name) did not proceed or stop within --data-timeout \(timeout)s")

@@ -164,6 +164,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         case .token:
             var fields = frame.fields
             if let token = fields.next(), let token { tokens.hold(String(decoding: token, as: UTF8.self)) }
+        case .withdraw:
+            withdrawTurn(frame.call)
         case .destroy:
             end()
         default:
@@ -257,6 +259,16 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         }
         ChainLink.recycle(link)
         sendEnding(ending, of: call, edits: WorkerChains.end(UInt(bitPattern: UnsafeRawPointer(chain))))
+    }
+
+    /// Drops the held turn the call `call` began, which the host no longer
+    /// waits for: a later `proceed`, `stop` or `set` from the plugin is
+    /// told the turn timed out, and changes nothing.
+    private func withdrawTurn(_ call: UInt64) {
+        guard let (chain, held) = heldTurns.first(where: { $0.value.call == call }) else { return }
+        heldTurns[chain] = nil
+        _ = held.link.abandon(.timedOut)
+        _ = WorkerChains.end(chain)
     }
 
     /// Sends how the held turns that ended on the plugin's threads ended.

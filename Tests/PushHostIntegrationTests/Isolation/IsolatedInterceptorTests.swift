@@ -97,4 +97,29 @@ import Testing
         #expect(run.stderrLines.filter { $0.contains("plugin icept crashed") && $0.contains("restarting its worker") }.count == 2, "\(run.stderr)")
         #expect(Chain.lines(scratch, "background").map { $0.prefix(5) } == ["bg m2"])
     }
+
+    /// A turn the host gave up on at its `--data-timeout` deadline is
+    /// dropped in the worker too: the plugin's later `set` there is refused
+    /// (it keeps nothing for a turn nobody waits for), and the message
+    /// failed once, at the deadline.
+    @Test func aTurnPastItsDeadlineIsDroppedInTheWorker() throws {
+        let scratch = try Scratch()
+        let input = Pipe()
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--isolate", "all", "--data-timeout", "1"]
+                + scratch.probe("slow", [.interceptor]) + scratch.probe("bg", [.background]),
+            errorPath: scratch.file("stderr.log"), input: input)
+        let message = Chain.message("m1", #""intercept":"hold","delay_ms":"2500","set_later":"notification.image=\"https://img.test/late.png\"""#)
+        input.fileHandleForWriting.write(Data((message + "\n").utf8))
+        // The plugin's thread ends the turn after the deadline, while the host still runs.
+        #expect(eventually(timeout: .seconds(20)) { !Chain.lines(scratch, "later").isEmpty }, "\(host.stderr)")
+        try input.fileHandleForWriting.close()
+        #expect(host.waitForExit() == .status(0), "\(host.stderr)")
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["status"] as? String } == ["failed"], "\(report)")
+        #expect(report.first?["error"] as? String == "slow did not proceed or stop within --data-timeout 1.0s")
+        #expect(Chain.lines(scratch, "later") == ["slow m1 a set=-1"], "\(host.stderr)")
+        #expect(host.stderr.contains("warning slow: set after its --data-timeout deadline passed; ignored"), "\(host.stderr)")
+        #expect(Chain.lines(scratch, "background").isEmpty)
+    }
 }

@@ -212,6 +212,17 @@ final class Worker {
         if out.count >= 1 << 16 { flush() }
     }
 
+    /// The host no longer waits for the turn under `chain` (its
+    /// `--data-timeout` deadline passed): the worker drops it, so that it keeps
+    /// nothing for a plugin that never ends it, and a late end changes nothing there.
+    func withdrawTurn(_ chain: OpaquePointer) {
+        let address = UInt(bitPattern: UnsafeRawPointer(chain))
+        guard let (call, _) = turns.first(where: { $0.value == address }) else { return }
+        turns[call] = nil
+        guard case .running = phase, process != nil else { return }
+        WorkerFrame.append(.withdraw, call: call, to: &out)
+    }
+
     /// `on_outcome`: posts the report line of a message the interceptor proceeded.
     func outcome(_ message: OpaquePointer, line: UnsafePointer<CChar>) {
         if case .disabled = phase { return }

@@ -73,7 +73,7 @@ enum WorkerAnswer: Equatable, Sendable {
             }
             let (reason, edits) = try Self.interception(in: frame.payload)
             self = .intercepted(call: frame.call, ending: ending, reason: reason, edits: edits)
-        case .call, .token, .destroy, .ready, .record, .submitted, .recordDone:
+        case .call, .token, .destroy, .ready, .record, .submitted, .recordDone, .withdraw:
             throw MalformedAnswer("a \(frame.kind) frame, which is no answer")
         }
     }

@@ -14,6 +14,9 @@ import Glibc
 /// returned, with its verdict and any problem), ``FrameKind/completed`` (a
 /// pending verdict came through `complete`), ``FrameKind/recycling``.
 ///
+/// Host to worker also: ``FrameKind/withdraw`` (an interceptor's turn the
+/// host no longer waits for).
+///
 /// The intake channel (the worker's fd 5, ``IntakeRelay``) carries
 /// ``FrameKind/record`` from the worker (a record its plugin submitted)
 /// and ``FrameKind/submitted`` and ``FrameKind/recordDone`` back.
@@ -39,6 +42,9 @@ enum WorkerFrame {
         /// An interceptor's turn, begun by the call `call`, ended: the number
         /// how (``InterceptedEnding``), the payload its reason and its edits.
         case intercepted
+        /// The host no longer waits for the turn begun by the call `call`
+        /// (its deadline passed): the worker drops it.
+        case withdraw
     }
 
     /// Bytes before the payload, the length included.
