@@ -47,46 +47,6 @@ struct PluginDescriptor {
 
     var isManifest: Bool { manifest != nil }
 
-    /// The descriptor of a plugin opened in this process: `raw` says which
-    /// handlers it has, `ffi` is the plugin a manifest makes.
-    init(
-        raw: ph_plugin, abiMajor: UInt32, abiMinor: UInt32, name: String, version: String, summary: String, targets: [String],
-        roles: [PluginRole], ffi: FFIPlugin?
-    ) {
-        self.raw = raw
-        self.abiMajor = abiMajor
-        self.abiMinor = abiMinor
-        self.name = name
-        self.version = version
-        self.summary = summary
-        self.targets = targets
-        self.roles = roles
-        handlers = PluginHandler.filled(in: raw)
-        self.ffi = ffi
-        manifest = ffi.map { ManifestListing(libraries: $0.libraries, signatures: $0.signatures.map { Signature(role: $0.role, signature: $0.signature) }) }
-        isScanned = false
-    }
-
-    /// The descriptor a scan read in a worker, checked as ``read(_:)``
-    /// checks one in this process (``ScanAnswer`` does).
-    init(
-        scannedName name: String, version: String, summary: String, abiMajor: UInt32, abiMinor: UInt32, handlers: Set<PluginHandler>,
-        targets: [String], manifest: ManifestListing?
-    ) {
-        raw = ph_plugin()
-        self.abiMajor = abiMajor
-        self.abiMinor = abiMinor
-        self.name = name
-        self.version = version
-        self.summary = summary
-        self.targets = targets
-        self.handlers = handlers
-        roles = PluginRole.roles(of: handlers)
-        ffi = nil
-        self.manifest = manifest
-        isScanned = true
-    }
-
     /// What `opened`, the descriptor of this scanned plugin as opened in this
     /// process, says otherwise than the scan did, or nil when nothing.
     func difference(from opened: PluginDescriptor) -> String? {
@@ -166,5 +126,31 @@ struct PluginDescriptor {
             index += 1
         }
         return targets
+    }
+}
+
+// In an extension, so that the memberwise initializer stays for both.
+extension PluginDescriptor {
+    /// The descriptor of a plugin opened in this process: `raw` says which
+    /// handlers it has, `ffi` is the plugin a manifest makes.
+    init(
+        raw: ph_plugin, abiMajor: UInt32, abiMinor: UInt32, name: String, version: String, summary: String, targets: [String],
+        roles: [PluginRole], ffi: FFIPlugin?
+    ) {
+        let manifest = ffi.map { ManifestListing(libraries: $0.libraries, signatures: $0.signatures.map { Signature(role: $0.role, signature: $0.signature) }) }
+        self.init(
+            raw: raw, abiMajor: abiMajor, abiMinor: abiMinor, name: name, version: version, summary: summary, targets: targets, roles: roles,
+            handlers: PluginHandler.filled(in: raw), ffi: ffi, manifest: manifest, isScanned: false)
+    }
+
+    /// The descriptor a scan read in a worker, checked as ``read(_:)``
+    /// checks one in this process (``ScanAnswer`` does).
+    init(
+        scannedName name: String, version: String, summary: String, abiMajor: UInt32, abiMinor: UInt32, handlers: Set<PluginHandler>,
+        targets: [String], manifest: ManifestListing?
+    ) {
+        self.init(
+            raw: ph_plugin(), abiMajor: abiMajor, abiMinor: abiMinor, name: name, version: version, summary: summary, targets: targets,
+            roles: PluginRole.roles(of: handlers), handlers: handlers, ffi: nil, manifest: manifest, isScanned: true)
     }
 }
