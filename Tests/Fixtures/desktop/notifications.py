@@ -2,7 +2,7 @@
 """Talks to the mock notification server (python-dbusmock's notification_daemon
 template) on a private session bus, for the desktop plugin's tests.
 
-    notifications.py ADDRESS wait                  until org.freedesktop.Notifications is owned (10 s at most)
+    notifications.py ADDRESS wait [PID]            until org.freedesktop.Notifications is owned (by PID), 10 s at most
     notifications.py ADDRESS calls                 the Notify calls so far, as a JSON array of argument lists
     notifications.py ADDRESS emit NAME SIG ARG...  emits the server's signal NAME (SIG: u and s only)
     notifications.py ADDRESS forge NAME SIG ARG... [-- NAME SIG ARG...]...
@@ -55,7 +55,7 @@ def forge(bus, signals):
 def main(address, command, *rest):
     bus = dbus.bus.BusConnection(address)
     if command == "wait":
-        wait_for_owner(bus, NAME)
+        wait_for_owner(bus, NAME, pid=int(rest[0]) if rest else None)
         return
     if command == "forge":
         groups = [[]]

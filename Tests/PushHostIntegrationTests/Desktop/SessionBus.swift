@@ -57,6 +57,8 @@ final class BusService {
         try process.run()
     }
 
+    var pid: Int32 { process.processIdentifier }
+
     /// SIGKILL, as for the bus.
     deinit {
         kill(process.processIdentifier, SIGKILL)
@@ -73,7 +75,8 @@ final class NotificationServer {
     private let bus: SessionBus
     private let server: BusService
 
-    /// Starts the server and waits until it owns its name. `capabilities`
+    /// Starts the server and waits until it owns its name (taken over from
+    /// a server still on the bus, for a test of a restarted one). `capabilities`
     /// replaces the template's own list (which has `body-markup`, but neither
     /// `actions` nor `inline-reply`).
     init(on bus: SessionBus, capabilities: [String]? = nil) throws {
@@ -84,7 +87,7 @@ final class NotificationServer {
             arguments += ["--parameters", String(decoding: parameters, as: UTF8.self)]
         }
         server = try BusService(arguments, on: bus)
-        try tool(["wait"])
+        try tool(["wait", "\(server.pid)"])
     }
 
     /// One `Notify` call, its arguments by name.
