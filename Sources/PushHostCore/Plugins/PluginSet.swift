@@ -52,26 +52,36 @@ package final class PluginSet {
             logger.warning("\(problem)")
         }
 
+        // Each plugin's settings, and the isolated ones' workers, all started
+        // at once (a start then takes about as long as the slowest create);
+        // each is awaited in load order below.
+        let settings = loadable.map { _, plugin in
+            plugin.settings.merging(overrides.filter { $0.plugin == plugin.descriptor.name }.map { ($0.key, $0.value) }) { $1 }
+        }
+        let launches = zip(loadable, settings).map { entry, settings in
+            isolation.isolates(entry.plugin.descriptor.name, settings: settings)
+                ? isolation.launch(file: entry.file, settings: settings, stateDirectory: tokens.directory) : nil
+        }
+        var spawned = zip(loadable, launches).map { entry, launch in
+            launch.map { Worker.spawn($0, plugin: entry.plugin.descriptor.name, submissions: submissions) }
+        }
         var created: [PluginInstance] = []
-        for (file, plugin) in loadable {
-            var settings = plugin.settings
-            for override in overrides where override.plugin == plugin.descriptor.name {
-                settings[override.key] = override.value
+        for (position, (file, plugin)) in loadable.enumerated() {
+            var worker: Worker?
+            if let launch = launches[position] {
+                worker = Worker(
+                    descriptor: plugin.descriptor, plugin: Int32(created.count), launch: launch, workers: workers,
+                    submissions: submissions, spawned: spawned[position], logger: logger)
             }
-            let isolated = isolation.isolates(plugin.descriptor.name, settings: settings)
             let instance = PluginInstance(
                 file: file,
                 descriptor: plugin.descriptor,
                 context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions),
-                settings: PluginSettings(settings),
+                settings: PluginSettings(settings[position]),
                 index: Int32(created.count),
-                worker: isolated
-                    ? Worker(
-                        descriptor: plugin.descriptor, plugin: Int32(created.count),
-                        launch: isolation.launch(file: file, settings: settings, stateDirectory: tokens.directory), workers: workers,
-                        submissions: submissions, logger: logger)
-                    : nil
+                worker: worker
             )
+            spawned[position] = nil
             do {
                 try instance.create()
                 created.append(instance)
@@ -79,6 +89,8 @@ package final class PluginSet {
             } catch {
                 logger.error("refused plugin \(file): \(error)")
                 if !skipBad {
+                    // The workers started for the plugins after it are not awaited.
+                    for case .success(let process)? in spawned { _ = Worker.killAndWait(process) }
                     created.reversed().forEach { $0.destroy() }
                     throw SetupError("plugin \(plugin.descriptor.name) could not be created")
                 }

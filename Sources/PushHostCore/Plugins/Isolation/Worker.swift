@@ -53,6 +53,8 @@ final class Worker {
     private let submissions: PluginSubmissions
     /// The extensions its plugin offers, as its worker said when it was created.
     private(set) var offers: Int32 = 0
+    /// Its first process, started with the other plugins' before any is awaited.
+    private var spawned: Result<WorkerProcess, SetupError>?
     /// Whether its source was started and not stopped: a new worker starts it again.
     private var sourceStarted = false
     /// What the last `start` or `stop` returned, -1 when it failed.
@@ -78,7 +80,11 @@ final class Worker {
     private var inARow = 0
     private var startedAt: UInt64 = 0
 
-    init(descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, submissions: PluginSubmissions, logger: Logger) {
+    init(
+        descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, submissions: PluginSubmissions,
+        spawned: Result<WorkerProcess, SetupError>? = nil, logger: Logger
+    ) {
+        self.spawned = spawned
         name = descriptor.name
         self.plugin = plugin
         self.launch = launch
@@ -135,7 +141,9 @@ final class Worker {
     func start() throws(PluginRefusal) {
         let process: WorkerProcess
         do {
-            process = try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: name, submissions: submissions)
+            let first = spawned
+            spawned = nil
+            process = try (first ?? Self.spawn(launch, plugin: name, submissions: submissions)).get()
         } catch {
             throw .workerFailed(error.description)
         }
@@ -165,8 +173,15 @@ final class Worker {
         phase = .running
     }
 
+    /// Starts a worker process for `launch`, which serves the plugin named `plugin`.
+    static func spawn(_ launch: WorkerLaunch, plugin: String, submissions: PluginSubmissions) -> Result<WorkerProcess, SetupError> {
+        Result { () throws(SetupError) in
+            try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: plugin, submissions: submissions)
+        }
+    }
+
     /// Kills a worker whose reader has not started, and waits for it: its wait status.
-    private static func killAndWait(_ process: WorkerProcess) -> Int32 {
+    static func killAndWait(_ process: WorkerProcess) -> Int32 {
         kill(process.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
