@@ -100,7 +100,6 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     /// Says the plugin is created, then serves calls; never returns.
     package func run() -> Never {
         var offers: Int32 = 0
-        if instance.plugInExtension(PH_EXT_INTERCEPTOR) != nil { offers |= WorkerFrame.offersInterceptor }
         do {
             source = try SourcePlugin(instance)
             interceptor = try InterceptorPlugin(instance, inbox: turnEndings)
@@ -113,8 +112,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         WorkerFrame.append(.ready, number: offers, to: &out)
         send(out.bytes)
         out.removeAll()
-        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 8)
-        var filled = 0
+        // The host is trusted with its frames' sizes: any size a batch needs.
+        var reader = FrameReader(limit: Int(Int32.max))
         while true {
             var watched = [
                 pollfd(fd: Self.channel, events: Int16(POLLIN), revents: 0),
@@ -127,23 +126,13 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             if intake.results.hasItems { intake.takeResults() }
             if turnEndings.hasItems { takeTurnEndings() }
             guard watched[0].revents != 0 else { continue }
-            if filled == buffer.count {
-                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 8)
-                larger.copyMemory(from: UnsafeRawBufferPointer(buffer))
-                buffer.deallocate()
-                buffer = larger
-            }
-            let count = read(Self.channel, buffer.baseAddress! + filled, buffer.count - filled)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { end() }
-            filled += count
-            let used = WorkerFrame.frames(in: UnsafeRawBufferPointer(rebasing: buffer[..<filled])) { serve($0) }
-            guard let used else {
+            switch reader.read(from: Self.channel, { serve($0) }) {
+            case .read: break
+            case .ended: end()
+            case .malformed:
                 logger.error("worker of plugin \(instance.name): a malformed frame from the host; ending")
                 end()
             }
-            if used < filled { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + used, byteCount: filled - used) }
-            filled -= used
             flush()
         }
     }
