@@ -269,7 +269,7 @@ final class Pipeline: Intake, Awaited {
     /// `takeCompletions` and `takeEndings`, for what was posted.
     func takeCompletionsIfAny() {
         if interceptors.inbox.hasItems { takeEndings() }
-        if workers.inbox.hasItems { takeWorkerEvents() }
+        if workers.inbox.hasItems || workers.haveAnswers { takeWorkerEvents() }
         if dataStage.inbox.hasItems { takeCompletions() }
     }
 
@@ -313,13 +313,17 @@ final class Pipeline: Intake, Awaited {
     }
 
     /// The stages' inboxes (verdicts that came later, interceptors' turns
-    /// that ended on other threads, workers' answers) and their deadlines
+    /// that ended on other threads, workers' ends), workers' wake-ups, and their deadlines
     /// (held messages, pending verdicts, retained actions, the store's next
     /// write, a worker's restart).
     func addWaits(to waits: inout PollSet) {
         waits.watch(dataStage.inbox.fd) { [unowned self] in takeCompletions() }
         waits.watch(interceptors.inbox.fd) { [unowned self] in takeEndings() }
         waits.watch(workers.inbox.fd) { [unowned self] in
+            takeWorkerEvents()
+            takeCompletionsIfAny()
+        }
+        workers.addWakes(to: &waits) { [unowned self] in
             takeWorkerEvents()
             takeCompletionsIfAny()
         }

@@ -338,8 +338,8 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         flush()
     }
 
-    /// Puts the answers so far in the ring, and wakes the host when it has
-    /// not been woken since the last answers.
+    /// Puts the answers so far in the ring, and wakes the host when it
+    /// asked for a wake-up.
     private func flush() {
         lastFlush = MonotonicClock.coarse()
         if !out.isEmpty {
@@ -347,8 +347,9 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
             out.removeAll()
             unannounced = true
         }
+        // A host that is busy looks at the ring on its own; one about to sleep asked for a wake-up.
         if unannounced {
-            wake()
+            if ring.takeWakeRequest() { wake() }
             unannounced = false
         }
     }

@@ -288,3 +288,24 @@ struct SeededGenerator: RandomNumberGenerator {
         return mixed ^ (mixed >> 31)
     }
 }
+
+extension WorkerAnswer {
+    /// Every answer in `batch`, and what was wrong with the first malformed one.
+    static func read(_ batch: UnsafeRawBufferPointer) -> (answers: [WorkerAnswer], malformed: MalformedAnswer?) {
+        var answers: [WorkerAnswer] = []
+        let malformed = read(batch) { answer in
+            answers.append(answer)
+            return true
+        }
+        return (answers, malformed)
+    }
+}
+
+extension WorkerRing {
+    /// A copy of what the worker wrote since the last take, or nil.
+    func take() throws(MalformedAnswer) -> [UInt8]? {
+        var bytes: [UInt8]?
+        _ = try take { bytes = Array($0) }
+        return bytes
+    }
+}

@@ -76,6 +76,8 @@ final class Worker {
     /// Whether this thread found its process's answers malformed: what
     /// the process sends after that is not taken.
     private var rejected = false
+    /// Whether its answers are being taken (a take inside a take takes nothing).
+    private var taking = false
     private var crashes: [UInt64] = []
     private var inARow = 0
     private var startedAt: UInt64 = 0
@@ -164,10 +166,9 @@ final class Worker {
         self.offers = offers
         startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
-        process.startReading(
-            timeout: launch.handlerTimeout,
-            deliver: { [inbox = workers.inbox, plugin] answers in inbox.post(.answers(plugin: plugin, process: generation, answers)) },
-            ended: { [inbox = workers.inbox, plugin] status in inbox.post(.ended(plugin: plugin, process: generation, status)) })
+        process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox, plugin] status in
+            inbox.post(.ended(plugin: plugin, process: generation, status))
+        }
         self.process = process
         rejected = false
         phase = .running
@@ -318,58 +319,113 @@ final class Worker {
 
     // MARK: What comes back
 
-    /// Applies the worker's answers: returned calls, completed verdicts. An
-    /// answer no worker gives (to a call that is not under way, a verdict
-    /// for a call not waiting for one) ends the worker as malformed, and
-    /// nothing after it is taken. (Its reader hands over no answer after
-    /// one it found malformed itself.)
-    func take(_ answers: [WorkerAnswer], verdicts: Workers.VerdictTaker) {
-        guard let process, !rejected else { return }
-        for answer in answers {
-            switch answer {
-            case .returned(let id, let verdict, let problem):
-                guard let call = calls.popFirst() else { return reject(process, "an answer to call \(id), where no call is under way") }
-                guard call.id == id else {
-                    calls.prepend(call)  // Still under way: the crash that follows fails it.
-                    return reject(process, "an answer to call \(id), where call \(call.id) is under way")
+    /// Takes the answers its worker put in its ring since the last time,
+    /// and applies them in order.
+    func takeAnswers(verdicts: Workers.VerdictTaker) {
+        guard let process, !rejected, !taking else { return }
+        taking = true
+        defer { taking = false }
+        var returned: UInt64 = 0
+        var malformed: MalformedAnswer?
+        do throws(MalformedAnswer) {
+            _ = try process.ring.take { batch in
+                malformed = WorkerAnswer.read(batch) { answer in
+                    if case .returned = answer { returned += 1 }
+                    return take(answer, from: process, verdicts: verdicts)
                 }
-                returnedThrough = id
-                if call.handler == .start || call.handler == .stop {
-                    tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
-                } else if call.handler == .intercept {
-                    // PH_PENDING: the turn goes on, in the worker; anything else: it could not begin there.
-                    guard verdict == PH_PENDING else {
-                        workers.interception?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker")
-                        continue
-                    }
-                    turns[call.id] = call.address
-                } else if call.handler == .onData {
-                    if verdict == PH_PENDING {
-                        pending[call.id] = call.address
-                    } else {
-                        verdicts(call.address, verdict, plugin, problem)
-                    }
-                } else if let problem, call.address != 0 {
-                    Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
-                }
-            case .completed(let id, let verdict):
-                guard let address = pending.removeValue(forKey: id) else {
-                    return reject(process, "a verdict for call \(id), which is not waiting for one")
-                }
-                verdicts(address, verdict, plugin, nil)
-            case .intercepted(let id, let ending, let reason, let edits):
-                guard let chain = turns.removeValue(forKey: id) else {
-                    return reject(process, "the end of the interceptor turn of call \(id), which has no turn under way")
-                }
-                workers.interception?.end(turn: chain, ending, reason: reason, edits: edits)
-            case .recycling(let mebibytes):
-                guard launch.memoryLimit > 0 else {
-                    return reject(process, "a recycling frame, with no --worker-memory to be over")
-                }
-                logger.notice("plugin \(name): its worker uses \(mebibytes) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
-                phase = .recycling
             }
+        } catch {
+            malformed = error
         }
+        if returned > 0 { process.noteReturned(returned) }
+        if let malformed, !rejected { reject(process, malformed.description) }
+    }
+
+    /// Reads the wake-ups on its socket (the dispatch thread was woken). A
+    /// stray byte ends the worker; the answers its ring holds still count,
+    /// as the socket has no order with them.
+    func takeWakes() {
+        guard let process, !process.hungUp else { return }
+        if case .stray(let byte) = process.takeWakes() {
+            process.reject(MalformedAnswer("the byte \(byte) on its socket, where only wake-ups (\(WorkerProcess.wake)) go"))
+        }
+    }
+
+    /// Its socket, while the dispatch thread waits for its wake-ups.
+    var wakeSocket: Int32? {
+        guard let process, !process.hungUp, !rejected else { return nil }
+        return process.socket
+    }
+
+    /// Asks its worker to wake the host at its next answers (the host is
+    /// about to sleep); true when answers came already.
+    func requestWake() -> Bool {
+        guard let process, !rejected else { return false }
+        return process.ring.requestWake()
+    }
+
+    /// Whether its worker put answers in its ring that are not taken yet.
+    var hasAnswers: Bool {
+        guard let process, !rejected else { return false }
+        return process.ring.hasAnswers
+    }
+
+    /// Applies one answer: a returned call, a completed verdict, an
+    /// interceptor's turn that ended. An answer no worker gives (to a call
+    /// that is not under way, a verdict for a call not waiting for one)
+    /// ends the worker as malformed: false, and nothing after it is taken.
+    private func take(_ answer: WorkerAnswer, from process: WorkerProcess, verdicts: Workers.VerdictTaker) -> Bool {
+        switch answer {
+        case .returned(let id, let verdict, let problem):
+            guard let call = calls.popFirst() else {
+                reject(process, "an answer to call \(id), where no call is under way")
+                return false
+            }
+            guard call.id == id else {
+                calls.prepend(call)  // Still under way: the crash that follows fails it.
+                reject(process, "an answer to call \(id), where call \(call.id) is under way")
+                return false
+            }
+            returnedThrough = id
+            if call.handler == .start || call.handler == .stop {
+                tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
+            } else if call.handler == .intercept {
+                // PH_PENDING: the turn goes on, in the worker; anything else: it could not begin there.
+                guard verdict == PH_PENDING else {
+                    workers.interception?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker")
+                    return true
+                }
+                turns[call.id] = call.address
+            } else if call.handler == .onData {
+                if verdict == PH_PENDING {
+                    pending[call.id] = call.address
+                } else {
+                    verdicts(call.address, verdict, plugin, problem)
+                }
+            } else if let problem, call.address != 0 {
+                Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
+            }
+        case .completed(let id, let verdict):
+            guard let address = pending.removeValue(forKey: id) else {
+                reject(process, "a verdict for call \(id), which is not waiting for one")
+                return false
+            }
+            verdicts(address, verdict, plugin, nil)
+        case .intercepted(let id, let ending, let reason, let edits):
+            guard let chain = turns.removeValue(forKey: id) else {
+                reject(process, "the end of the interceptor turn of call \(id), which has no turn under way")
+                return false
+            }
+            workers.interception?.end(turn: chain, ending, reason: reason, edits: edits)
+        case .recycling(let mebibytes):
+            guard launch.memoryLimit > 0 else {
+                reject(process, "a recycling frame, with no --worker-memory to be over")
+                return false
+            }
+            logger.notice("plugin \(name): its worker uses \(mebibytes) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
+            phase = .recycling
+        }
+        return true
     }
 
     /// What its source's `start` or `stop` returned; a `start` that fails in

@@ -27,28 +27,27 @@ enum WorkerAnswer: Equatable, Sendable {
     /// The interceptor's turn that the call `call` began ended, with the edits it made.
     case intercepted(call: UInt64, ending: InterceptedEnding, reason: String?, edits: [ChainEdit])
 
-    /// The answers in `batch` (one take from the ring, which holds whole
-    /// frames only), up to the first one that is malformed, and what was
-    /// wrong with that one.
-    static func read(_ batch: UnsafeRawBufferPointer) -> (answers: [WorkerAnswer], malformed: MalformedAnswer?) {
-        var answers: [WorkerAnswer] = []
+    /// Hands `body` the answers in `batch` (one take from the ring, which
+    /// holds whole frames only) in order, until one is malformed or `body`
+    /// returns false; what was wrong with the malformed one.
+    static func read(_ batch: UnsafeRawBufferPointer, _ body: (WorkerAnswer) -> Bool) -> MalformedAnswer? {
         var offset = 0
         while offset < batch.count {
             switch WorkerFrame.read(UnsafeRawBufferPointer(rebasing: batch[offset...])) {
             case .frame(let frame, let size):
                 do throws(MalformedAnswer) {
-                    answers.append(try WorkerAnswer(frame))
+                    guard body(try WorkerAnswer(frame)) else { return nil }
                 } catch {
-                    return (answers, error)
+                    return error
                 }
                 offset += size
             case .partial(let needs):
-                return (answers, MalformedAnswer("a frame cut short: \(batch.count - offset) bytes where it says \(needs)"))
+                return MalformedAnswer("a frame cut short: \(batch.count - offset) bytes where it says \(needs)")
             case .malformed(let reason):
-                return (answers, MalformedAnswer(reason))
+                return MalformedAnswer(reason)
             }
         }
-        return (answers, nil)
+        return nil
     }
 
     /// The answer `frame` carries, checked.

@@ -7,8 +7,9 @@ import Synchronization
 /// this very binary with one end of a socket pair as its fd 3 (the calls
 /// go there, in batches), its answer ring as fd 4 (``WorkerRing``) and
 /// the end of another socket pair as fd 5 (its plugin's records,
-/// ``IntakeRelay``), and a thread that takes its answers, watches its calls
-/// against `--handler-timeout` and learns how it ended.
+/// ``IntakeRelay``), and a thread that watches its calls against
+/// `--handler-timeout` and learns how it ended. Its answers are taken from
+/// its ring by the dispatch thread (``Worker/takeAnswers(verdicts:)``).
 ///
 /// Its socket carries nothing but its first frame (``WorkerFrame/FrameKind/ready``)
 /// and then wake-ups (``wake``). Whatever it sends that a worker does not
@@ -31,10 +32,11 @@ final class WorkerProcess: @unchecked Sendable {
     let timedOut = Atomic(false)
     /// Its wait status, once it ended (-1 before).
     private let ended = Mutex<Int32>(-1)
-    /// The first malformed thing it sent, once it sent one, and whether
-    /// that came on its answer channel (after it, no answer is taken).
-    private let malformed = Mutex<(problem: MalformedAnswer, inAnswers: Bool)?>(nil)
+    /// The first malformed thing it sent, once it sent one.
+    private let malformed: MalformedNote
     private let endedPipe = WakePipe()
+    /// Whether its socket reached its end (the dispatch thread stops watching it).
+    private(set) var hungUp = false
 
     /// Starts `executable worker arguments...`, its standard input
     /// /dev/null, its standard output and error the host's. The Swift
@@ -71,13 +73,14 @@ final class WorkerProcess: @unchecked Sendable {
         }
         pid = child
         socket = pair[0]
+        malformed = MalformedNote(socket: pair[0])
         progress.store(MonotonicClock.now(), ordering: .relaxed)
         // The relay's thread keeps it until the worker is gone.
-        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions) { [weak self] in self?.rejectIntake($0) }
+        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions) { [malformed] in malformed.note($0) }
     }
 
     deinit {
-        close(socket)
+        malformed.close()
         endedPipe.close()
     }
 
@@ -115,12 +118,38 @@ final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    /// Starts the thread that reads the worker's frames into `deliver`, kills
-    /// it when a call goes over `timeout` seconds (0: never), and calls
-    /// `ended` with its wait status once it is gone.
-    func startReading(timeout: Double, deliver: @escaping @Sendable ([WorkerAnswer]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
-        let reader = Reader(process: self, timeout: timeout, deliver: deliver, ended: ended)
-        DetachedThread.startOrFail { reader.run() }
+    /// Starts the thread that kills the worker when a call goes over
+    /// `timeout` seconds (0: never), and calls `ended` with its wait status
+    /// once it is gone.
+    func startWatching(timeout: Double, ended: @escaping @Sendable (Int32) -> Void) {
+        let watcher = Watcher(process: self, timeout: timeout, ended: ended)
+        DetachedThread.startOrFail { watcher.run() }
+    }
+
+    /// What ``takeWakes()`` found on the socket.
+    enum Wakes {
+        /// Wake-ups only, or nothing.
+        case woken
+        /// A byte that is no wake-up.
+        case stray(UInt8)
+        /// The socket's end: the worker is gone, or going.
+        case hungUp
+    }
+
+    /// Reads the wake-up bytes on the socket, without waiting (dispatch thread).
+    func takeWakes() -> Wakes {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while true {
+            let count = withUnsafeMutableBytes(of: &bytes) { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return .woken }
+            guard count > 0 else {
+                hungUp = true
+                return .hungUp
+            }
+            let stray = withUnsafeBytes(of: bytes) { $0[..<count].first { $0 != Self.wake } }
+            if let stray { return .stray(stray) }
+        }
     }
 
     /// Writes all of `bytes`, blocking while the worker's socket is full;
@@ -158,102 +187,94 @@ final class WorkerProcess: @unchecked Sendable {
         endedPipe.wake()
     }
 
-    /// Ends a worker that sent something malformed, from any thread: its
-    /// reader takes nothing more from it, kills it and reports its end;
-    /// `problem` is what ``rejection`` says (the first one, when there are two).
-    func reject(_ problem: MalformedAnswer) {
-        malformed.withLock { $0 = $0 ?? (problem, true) }
-        // Its reader wakes to the end of the socket, and kills it (it alone waits for it).
-        shutdown(socket, Int32(SHUT_RDWR))
+    /// Notes that `count` calls returned (dispatch thread, as it takes their answers).
+    func noteReturned(_ count: UInt64) {
+        returned.wrappingAdd(count, ordering: .relaxed)
+        progress.store(MonotonicClock.now(), ordering: .relaxed)
     }
 
-    /// Ends a worker that sent something malformed on its intake channel
-    /// (``IntakeRelay``): as ``reject(_:)``, but the answers its ring holds
-    /// still count, as that channel has no order with them.
-    func rejectIntake(_ problem: MalformedAnswer) {
-        malformed.withLock { $0 = $0 ?? (problem, false) }
-        shutdown(socket, Int32(SHUT_RDWR))
+    /// Ends a worker that sent something malformed, from any thread: its
+    /// watcher kills it and reports its end; `problem` is what
+    /// ``rejection`` says (the first one, when there are two). The answers
+    /// it put in its ring before are taken; those after, when the problem
+    /// is in its answers, are not (``Worker``).
+    func reject(_ problem: MalformedAnswer) {
+        malformed.note(problem)
     }
 
     /// What it sent that was malformed, if it did.
-    var rejection: MalformedAnswer? { malformed.withLock { $0?.problem } }
-
-    /// Whether it sent something malformed among its answers: none after is taken.
-    fileprivate var answersRejected: Bool { malformed.withLock { $0?.inAnswers ?? false } }
+    var rejection: MalformedAnswer? { malformed.first }
 }
 
-/// The reader thread of one worker process.
-private final class Reader {
+/// The first malformed thing a worker sent, noted from any thread (its
+/// intake relay's, the dispatch thread), which shuts its socket down so
+/// that its watcher ends it. It is apart from ``WorkerProcess`` so that the
+/// relay holds no weak reference to the process: a weakly referenced
+/// object pays for every retain.
+private final class MalformedNote: Sendable {
+    private let state: Mutex<(problem: MalformedAnswer?, closed: Bool)>
+    private let socket: Int32
+
+    init(socket: Int32) {
+        self.socket = socket
+        state = Mutex((nil, false))
+    }
+
+    var first: MalformedAnswer? { state.withLock { $0.problem } }
+
+    func note(_ problem: MalformedAnswer) {
+        state.withLock { state in
+            state.problem = state.problem ?? problem
+            // Its watcher wakes to the end of the socket, and kills it (it alone waits for it).
+            if !state.closed { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Closes the socket (the process is gone): a later note only keeps the problem.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            _ = Glibc.close(socket)
+        }
+    }
+}
+
+/// The thread that watches one worker process: its calls against
+/// `--handler-timeout`, and its end.
+private final class Watcher {
     let process: WorkerProcess
     let timeout: UInt64
-    let deliver: @Sendable ([WorkerAnswer]) -> Void
     let ended: @Sendable (Int32) -> Void
 
-    init(process: WorkerProcess, timeout: Double, deliver: @escaping @Sendable ([WorkerAnswer]) -> Void, ended: @escaping @Sendable (Int32) -> Void) {
+    init(process: WorkerProcess, timeout: Double, ended: @escaping @Sendable (Int32) -> Void) {
         self.process = process
         self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
-        self.deliver = deliver
         self.ended = ended
     }
 
     func run() {
-        var wakes = [UInt8](repeating: 0, count: 256)
         let period: Int32 = timeout == .max ? -1 : Int32(max(5, min(100, Double(timeout) / 4e6)))
         while true {
-            var watched = pollfd(fd: process.socket, events: Int16(POLLIN), revents: 0)
+            // Only the socket's end: its wake-ups are the dispatch thread's to read.
+            var watched = pollfd(fd: process.socket, events: 0x2000 /* POLLRDHUP */, revents: 0)
             let ready = poll(&watched, 1, period)
             if ready < 0 && errno == EINTR { continue }
-            if ready > 0 {
-                let count = wakes.withUnsafeMutableBytes { read(process.socket, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                if let stray = wakes[..<count].first(where: { $0 != WorkerProcess.wake }) {
-                    // The answers the ring holds are checked on their own, and kept.
-                    _ = takeAnswers()
-                    process.reject(MalformedAnswer("the byte \(stray) on its socket, where only wake-ups (\(WorkerProcess.wake)) go"))
-                    break
-                }
-            }
-            guard takeAnswers() else { break }
+            if ready != 0 { break }
             checkTimeout()
         }
         kill(process.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
-        // What it answered before it died is in the ring (unless it already sent something malformed).
-        _ = takeAnswers()
         process.noteEnd(status)
+        // What it answered before it died is in its ring: the dispatch thread takes it first.
         ended(status)
-    }
-
-    /// Hands over the answers in the ring; false when the worker sent
-    /// something malformed (the answers before it are handed over).
-    private func takeAnswers() -> Bool {
-        guard !process.answersRejected else { return false }
-        let answers: [WorkerAnswer]
-        let malformed: MalformedAnswer?
-        do throws(MalformedAnswer) {
-            guard let bytes = try process.ring.take() else { return true }
-            (answers, malformed) = bytes.withUnsafeBytes { WorkerAnswer.read($0) }
-        } catch {
-            process.reject(error)
-            return false
-        }
-        var returned: UInt64 = 0
-        for case .returned in answers { returned += 1 }
-        if returned > 0 {
-            process.returned.wrappingAdd(returned, ordering: .relaxed)
-            process.progress.store(MonotonicClock.now(), ordering: .relaxed)
-        }
-        if !answers.isEmpty { deliver(answers) }
-        guard let malformed else { return true }
-        process.reject(malformed)
-        return false
     }
 
     /// Kills the worker when a call has been under way longer than the timeout.
     private func checkTimeout() {
         guard timeout != .max, process.posted.load(ordering: .relaxed) > process.returned.load(ordering: .relaxed) else { return }
+        // Answers the host has not taken yet: the worker is not the one behind.
+        if process.ring.isWaitingForHost { return process.progress.store(MonotonicClock.now(), ordering: .relaxed) }
         guard MonotonicClock.now() &- process.progress.load(ordering: .relaxed) > timeout else { return }
         if !process.timedOut.exchange(true, ordering: .relaxed) { kill(process.pid, SIGKILL) }
     }

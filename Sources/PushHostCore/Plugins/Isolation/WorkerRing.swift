@@ -10,9 +10,12 @@ import Synchronization
 /// of their answers, and the host knows exactly which call was under way.
 ///
 /// The worker appends whole frames and then publishes its write position;
-/// the host's reader thread copies out what lies between its read position
-/// and that, and publishes how far it read. A byte on the socket wakes the
-/// reader; a worker that finds the ring full waits for room.
+/// the host's dispatch thread copies out what lies between its read
+/// position and that, and publishes how far it read. While the host is
+/// busy it looks at the ring on every turn, and no system call is made;
+/// before it sleeps it asks for a wake-up (``requestWake()``), and the
+/// worker's next answers then send one byte on the socket. A worker that
+/// finds the ring full waits for room.
 ///
 /// The worker's plugin can still write anything into the ring's memory, so
 /// the host keeps its read position to itself (the shared one is only for
@@ -29,6 +32,9 @@ final class WorkerRing: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     /// The host's read position: what it took so far.
     private var taken: UInt64 = 0
+    /// The host's copy of what it takes, so that a worker's plugin cannot
+    /// change a frame between the host's checks and its use.
+    private var scratch: UnsafeMutableRawPointer?
 
     private var written: UnsafeMutablePointer<Atomic<UInt64>> {
         base.assumingMemoryBound(to: Atomic<UInt64>.self)
@@ -39,6 +45,10 @@ final class WorkerRing: @unchecked Sendable {
     /// The last call the worker began.
     private var begun: UnsafeMutablePointer<Atomic<UInt64>> {
         (base + 128).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+    /// 1 while the host sleeps until the worker answers: the worker sends a wake-up byte.
+    private var wakeWanted: UnsafeMutablePointer<Atomic<UInt32>> {
+        (base + 192).assumingMemoryBound(to: Atomic<UInt32>.self)
     }
     private var data: UnsafeMutableRawPointer { base + Self.dataOffset }
 
@@ -80,15 +90,16 @@ final class WorkerRing: @unchecked Sendable {
 
     deinit {
         munmap(base, Self.dataOffset + Self.capacity)
+        scratch?.deallocate()
         if fd >= 0 { close(fd) }
     }
 
     /// The worker's side: appends `bytes` (whole frames), waiting while the
-    /// ring has no room; `wake` is called while it waits.
+    /// ring has no room; `wake` is called when the host wants a wake-up.
     func put(_ bytes: UnsafeRawBufferPointer, wake: () -> Void) {
         let position = written.pointee.load(ordering: .relaxed)
         while position &+ UInt64(bytes.count) &- read.pointee.load(ordering: .acquiring) > UInt64(Self.capacity) {
-            wake()
+            if takeWakeRequest() { wake() }
             usleep(200)
         }
         let start = Int(position % UInt64(Self.capacity))
@@ -110,21 +121,50 @@ final class WorkerRing: @unchecked Sendable {
         begun.pointee.load(ordering: .acquiring)
     }
 
-    /// The host's side: what the worker wrote since the last time, or nil.
-    func take() throws(MalformedAnswer) -> [UInt8]? {
+    /// The worker's side, after it published answers: whether the host
+    /// asked for a wake-up (the request is then taken).
+    func takeWakeRequest() -> Bool {
+        // Its write position first, then the request: the host sets them in the other order.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        guard wakeWanted.pointee.load(ordering: .relaxed) != 0 else { return false }
+        return wakeWanted.pointee.exchange(0, ordering: .acquiringAndReleasing) != 0
+    }
+
+    /// The host's side, before it sleeps: asks for a wake-up at the next
+    /// answers; true when answers came already (it must not sleep).
+    func requestWake() -> Bool {
+        wakeWanted.pointee.store(1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return hasAnswers
+    }
+
+    /// The host's side: whether the worker wrote since the last take.
+    var hasAnswers: Bool {
+        written.pointee.load(ordering: .relaxed) != taken
+    }
+
+    /// The host's side, from any thread: whether the ring holds answers the
+    /// host has not taken yet (the worker is not the one behind).
+    var isWaitingForHost: Bool {
+        written.pointee.load(ordering: .relaxed) != read.pointee.load(ordering: .relaxed)
+    }
+
+    /// The host's side: hands `body` a copy of what the worker wrote since
+    /// the last time; false when it wrote nothing.
+    func take(_ body: (UnsafeRawBufferPointer) -> Void) throws(MalformedAnswer) -> Bool {
         let end = written.pointee.load(ordering: .acquiring)
         let count = try Self.span(from: taken, to: end)
-        guard count > 0 else { return nil }
+        guard count > 0 else { return false }
         let start = Int(taken % UInt64(Self.capacity))
         let first = min(count, Self.capacity - start)
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: data + start, byteCount: first)
-            if first < count { UnsafeMutableRawPointer(buffer.baseAddress! + first).copyMemory(from: data, byteCount: count - first) }
-            initialized = count
-        }
+        let copy = scratch ?? .allocate(byteCount: Self.capacity, alignment: 8)
+        scratch = copy
+        copy.copyMemory(from: data + start, byteCount: first)
+        if first < count { (copy + first).copyMemory(from: data, byteCount: count - first) }
         taken = end
         read.pointee.store(end, ordering: .releasing)
-        return bytes
+        body(UnsafeRawBufferPointer(start: copy, count: count))
+        return true
     }
 
     /// How many bytes lie between the host's read position `taken` and the

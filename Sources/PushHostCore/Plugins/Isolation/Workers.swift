@@ -21,18 +21,17 @@ struct WorkerLaunch {
     let memoryLimit: Int
 }
 
-/// What a worker's reader thread posts to the dispatch thread.
+/// What a worker's watcher thread posts to the dispatch thread.
 enum WorkerEvent: Sendable {
-    /// Answers the worker of plugin `plugin` gave, read and checked.
-    case answers(plugin: Int32, process: ObjectIdentifier, [WorkerAnswer])
     /// Its worker process ended, with this wait status.
     case ended(plugin: Int32, process: ObjectIdentifier, Int32)
     /// Data verdicts came in during a settle, for the dispatch loop to apply.
     case held
 }
 
-/// The isolated plugins of a run: what their reader threads post, and the
-/// calls under way in their workers, on the dispatch thread.
+/// The isolated plugins of a run: their answers and what their watcher
+/// threads post, and the calls under way in their workers, on the
+/// dispatch thread.
 ///
 /// UI calls keep the host's order (input order): a UI call posted to one worker
 /// first waits for the UI calls under way in every other (`settle(except:)`);
@@ -139,12 +138,36 @@ package final class Workers {
         guard all.contains(where: busy) else { return }
         flush()
         let heldBefore = held.count
+        let hold: VerdictTaker = { [unowned self] in held.append(($0, $1, $2, $3)) }
         while all.contains(where: busy) {
-            var watched = pollfd(fd: inbox.fd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&watched, 1, millisecondsToNextRestart())
-            take { [unowned self] in held.append(($0, $1, $2, $3)) }
+            take(hold)
+            guard all.contains(where: busy) else { break }
+            var waits = PollSet()
+            waits.watch(inbox.fd) {}
+            addWakes(to: &waits) {}
+            waits.wake(in: millisecondsToNextRestart())
+            waits.poll()
         }
         if held.count > heldBefore { inbox.post(.held) }
+    }
+
+    /// Asks every worker for a wake-up at its next answers, and watches
+    /// their sockets for it (the dispatch thread is about to sleep): `woken`
+    /// runs after a worker's wake-ups are read. No sleep when answers came already.
+    func addWakes(to waits: inout PollSet, woken: @escaping () -> Void) {
+        for worker in all {
+            guard let socket = worker.wakeSocket else { continue }
+            if worker.requestWake() { waits.wake(in: 0) }
+            waits.watch(socket) {
+                worker.takeWakes()
+                woken()
+            }
+        }
+    }
+
+    /// Whether a worker put answers in its ring that are not taken yet.
+    var haveAnswers: Bool {
+        all.contains { $0.hasAnswers }
     }
 
     // MARK: The dispatch loop
@@ -168,14 +191,14 @@ package final class Workers {
 
     /// Applies what the workers sent, data verdicts through `verdicts`.
     private func take(_ verdicts: VerdictTaker) {
+        for worker in all { worker.takeAnswers(verdicts: verdicts) }
         if inbox.hasItems {
             for event in inbox.take() {
                 switch event {
-                case .answers(let plugin, let process, let answers):
-                    guard let worker = worker(ofPlugin: plugin), worker.process.map(ObjectIdentifier.init) == process else { continue }
-                    worker.take(answers, verdicts: verdicts)
                 case .ended(let plugin, let process, let status):
                     guard let worker = worker(ofPlugin: plugin), worker.process.map(ObjectIdentifier.init) == process else { continue }
+                    // What it answered before it ended comes first.
+                    worker.takeAnswers(verdicts: verdicts)
                     worker.ended(status, verdicts: verdicts)
                 case .held:
                     break
