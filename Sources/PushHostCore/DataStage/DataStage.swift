@@ -20,7 +20,7 @@ import Logging
 /// stray pointer finds nothing and is ignored with a warning, without being
 /// dereferenced. Nothing is kept for such calls: a message whose deadline
 /// passes loses its handle at once and is let go with its report line.
-final class DataStage: VerdictSink, @unchecked Sendable {
+final class DataStage {
     /// The data plugins' names, in load order.
     let names: [String]
     let inbox = Inbox<Completion>()
@@ -29,18 +29,15 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     private let logger: Logger
     private let timeout: Double
     private let timeoutNanoseconds: UInt64
-    /// One `complete` call, as posted from the plugin's thread.
-    struct Completion: Sendable {
-        /// The `ph_message` pointer as the plugin gave it; never dereferenced
-        /// before it is found among the pending messages.
-        let address: UInt
-        let verdict: ph_verdict
-        let plugin: String
-        let reason: String?
-    }
 
-    /// Messages waiting for `complete`, by their handle's address.
-    @exclusivity(unchecked) private(set) var pending: [UInt: InFlight] = [:]
+    /// Messages waiting for a plugin in the host to `complete`, by their handle's address.
+    @exclusivity(unchecked) private var pending: [UInt: InFlight] = [:]
+    /// How many messages wait for a verdict: those in `pending`, and those
+    /// an isolated plugin's worker has (its answer names their record).
+    @exclusivity(unchecked) private(set) var waiting = 0
+    /// Whether each data plugin, in load order, runs in a worker.
+    private let isolated: [Bool]
+    private unowned let workers: Workers
     /// The same, with the deadline each went pending with, in the order
     /// they did: as every deadline is the same time away, the soonest is
     /// first. An entry whose message is no longer pending with that
@@ -54,12 +51,14 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         self.journal = journal
         names = plugins.data.map(\.name)
         handlers = Handler.table(plugins.data)
+        isolated = plugins.data.map { $0.worker != nil }
+        workers = plugins.workers
         self.timeout = timeout
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
-        for plugin in plugins.instances { plugin.context.verdicts = self }
-        plugins.workers.applyVerdict = { [unowned(unsafe) self] address, verdict, plugin, reason in
-            applyAnswer(address, verdict, plugin: plugin, reason: reason)
+        for plugin in plugins.instances { plugin.context.verdicts = inbox }
+        plugins.workers.applyVerdict = { [unowned(unsafe) self] address, flight, verdict, plugin, reason in
+            applyAnswer(address, flight, verdict, plugin: plugin, reason: reason)
         }
     }
 
@@ -80,13 +79,17 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         let message = flight.message.opaque
         while flight.next < handlers.count {
             let handler = handlers[flight.next]
+            let inWorker = isolated[flight.next]
+            if inWorker { workers.flightInCall = flight }
             journal.enter(.onData, plugin: handler.plugin, source: flight.message.source)
             let verdict = handler.raw.on_data!(handler.state, message)
             journal.leave()
             if verdict == PH_PENDING {
                 flight.isWaiting = true
                 flight.deadline = MonotonicClock.now() &+ timeoutNanoseconds
-                pending[flight.message.handleAddress] = flight
+                waiting += 1
+                // A worker's verdict comes back with its record: no lookup.
+                if !inWorker { pending[flight.message.handleAddress] = flight }
                 deadlines.append((flight, flight.deadline))
                 return
             }
@@ -113,11 +116,6 @@ final class DataStage: VerdictSink, @unchecked Sendable {
 
     // MARK: Completions and deadlines
 
-    /// `VerdictSink`: called by `complete` on any thread.
-    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String, reason: String?) {
-        inbox.post(.init(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: plugin, reason: reason))
-    }
-
     /// Applies every `complete` posted so far, going on with each message's data stage.
     func takeCompletions() {
         for completion in inbox.take() { apply(completion) }
@@ -137,10 +135,13 @@ final class DataStage: VerdictSink, @unchecked Sendable {
         accept(completion.verdict, for: flight, because: completion.reason)
     }
 
-    /// Applies an isolated data plugin's verdict, from its worker's answer:
-    /// as `apply`, the plugin known by its number (which costs no string).
-    private func applyAnswer(_ address: UInt, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
-        guard let flight = pending[address], handlers[flight.next].plugin == plugin else {
+    /// Applies an isolated data plugin's verdict, from its worker's answer,
+    /// on the message whose handle is at `address` in `flight`: taken at
+    /// once when that record still waits for this plugin with that handle
+    /// (the handle changes when its deadline passes), and otherwise as
+    /// `apply` takes a stray `complete`.
+    private func applyAnswer(_ address: UInt, _ flight: InFlight?, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
+        guard let flight, flight.isWaiting, flight.message.handleAddress == address, handlers[flight.next].plugin == plugin else {
             let name = handlers.firstIndex { $0.plugin == plugin }.map { names[$0] } ?? "plugin \(plugin)"
             return apply(Completion(address: address, verdict: verdict, plugin: name, reason: reason))
         }
@@ -149,7 +150,8 @@ final class DataStage: VerdictSink, @unchecked Sendable {
 
     /// The pending message `flight` has its verdict: on with its data stage.
     private func accept(_ verdict: ph_verdict, for flight: InFlight, because reason: String?) {
-        pending[flight.message.handleAddress] = nil
+        if !isolated[flight.next] { pending[flight.message.handleAddress] = nil }
+        waiting -= 1
         flight.isWaiting = false
         record(verdict, for: flight, because: reason)
         run(flight)
@@ -166,6 +168,7 @@ final class DataStage: VerdictSink, @unchecked Sendable {
             deadlines.removeFirst()
             let name = names[flight.next]
             pending[flight.message.handleAddress] = nil
+            waiting -= 1
             flight.message.retireHandle(expired: true)
             flight.message.claimHandle()
             flight.isWaiting = false
@@ -180,7 +183,8 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     private var soonest: (flight: InFlight, deadline: UInt64)? {
         while let first = deadlines.first {
             let flight = first.flight
-            if flight.isWaiting && flight.deadline == first.deadline && pending[flight.message.handleAddress] === flight { return first }
+            // A record waits once per deadline: an entry with another one is of a wait that ended.
+            if flight.isWaiting && flight.deadline == first.deadline { return first }
             deadlines.removeFirst()
         }
         return nil
@@ -189,8 +193,13 @@ final class DataStage: VerdictSink, @unchecked Sendable {
     /// Stops waiting for every pending verdict (the host is stopping): a
     /// later `complete` for one of them is ignored.
     func forgetPending() {
+        // A worker's verdict for one of them finds its record no longer waiting.
+        for (flight, deadline) in deadlines where flight.isWaiting && flight.deadline == deadline {
+            flight.isWaiting = false
+        }
         pending.removeAll()
         deadlines.removeAll()
+        waiting = 0
     }
 
     /// Milliseconds until the nearest deadline, or -1 when nothing is pending.

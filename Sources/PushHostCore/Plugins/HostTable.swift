@@ -33,7 +33,7 @@ enum HostTable {
                         context.logger.warning("complete called while no message is pending; ignored")
                         return
                     }
-                    sink.complete(message, verdict: verdict, from: context.name, reason: nil)
+                    sink.post(Completion(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: context.name))
                 },
                 log: { host, level, text in
                     PluginContext.of(host).logger.log(level: Logger.Level(level), "\(String(cString: text))")

@@ -2,10 +2,16 @@ import CPushHost
 import Logging
 import Synchronization
 
-/// Receives `complete` calls for messages a data plugin gave `PH_PENDING`.
-protocol VerdictSink: AnyObject, Sendable {
-    /// `reason` explains a failed verdict that the plugin did not give itself (its worker crashed).
-    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String, reason: String?)
+/// One `complete` call, as posted from the plugin's thread, for a message
+/// a data plugin gave `PH_PENDING`.
+struct Completion: Sendable {
+    /// The `ph_message` pointer as the plugin gave it; never dereferenced
+    /// before it is found among the pending messages.
+    let address: UInt
+    let verdict: ph_verdict
+    let plugin: String
+    /// Explains a failed verdict that the plugin did not give itself (its worker crashed).
+    var reason: String? = nil
 }
 
 /// What the host knows about one plugin instance when the plugin calls back
@@ -16,8 +22,9 @@ final class PluginContext: @unchecked Sendable {
     let logger: Logger
     let tokens: TokenStore
     let submissions: any RecordSubmitter
-    /// Set once by the data stage before any message flows; read from any thread after.
-    weak var verdicts: (any VerdictSink)?
+    /// Where `complete` posts: set once by the data stage (in a worker, by
+    /// its loop) before any message flows; read from any thread after.
+    nonisolated(unsafe) var verdicts: Inbox<Completion>?
     /// The plugin's state folder (`ph.state/1`) once it was asked for; never freed.
     let folder = Mutex<UnsafePointer<CChar>?>(nil)
 

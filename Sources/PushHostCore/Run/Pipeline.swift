@@ -95,7 +95,7 @@ final class Pipeline: Intake, Awaited {
     /// Whether nothing waits: no held message, no pending verdict (a data
     /// call in a worker is one), no queued record, no UI call under way in a worker.
     var isIdle: Bool {
-        interceptors.heldCount == 0 && dataStage.pending.isEmpty && queueIsEmpty && deliveredIsEmpty && !workers.hasUIUnderWay
+        interceptors.heldCount == 0 && dataStage.waiting == 0 && queueIsEmpty && deliveredIsEmpty && !workers.hasUIUnderWay
     }
 
     /// Fewer than `--max-pending` messages are held by interceptors or wait
@@ -105,7 +105,7 @@ final class Pipeline: Intake, Awaited {
     /// input, spool records, submissions) ends between two records when
     /// SIGINT or SIGTERM comes, not after its last one.
     var hasRoom: Bool {
-        interceptors.heldCount + dataStage.pending.count < maxPending && queue.count < maxPending * 64
+        interceptors.heldCount + dataStage.waiting < maxPending && queue.count < maxPending * 64
             && delivered.count < maxPending && ShutdownSignal.received.load(ordering: .relaxed) == 0
     }
 

@@ -15,7 +15,7 @@ import Logging
 ///
 /// It ignores SIGINT and SIGTERM (a stop reaches it through the host, which
 /// drains it first), and dies with the host (`PR_SET_PDEATHSIG`).
-package final class WorkerLoop: VerdictSink, @unchecked Sendable {
+package final class WorkerLoop {
     /// The socket to the host, and the answer ring.
     static let channel: Int32 = 3
     static let ringFD: Int32 = 4
@@ -32,7 +32,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private let tokens: TokenStore
     private let logger: Logger
     /// Made after the inherited descriptors are closed, or they would close its pipe.
-    private let completions: Inbox<CompleteCall>
+    private let completions: Inbox<Completion>
     private var message = MessagePool.take()
     private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
     private let platform: Platform?
@@ -49,12 +49,6 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
     private var lastFlush: UInt64 = 0
 
     /// A `complete` call, from the plugin's thread.
-    private struct CompleteCall: Sendable {
-        let address: UInt
-        let verdict: ph_verdict
-        let plugin: String
-    }
-
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
     package init(
         file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
@@ -94,7 +88,7 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         } catch {
             exit(WorkerLaunch.createFailed)
         }
-        context.verdicts = self
+        context.verdicts = completions
     }
 
     /// Says the plugin is created, then serves calls; never returns.
@@ -319,11 +313,6 @@ package final class WorkerLoop: VerdictSink, @unchecked Sendable {
         ring.put(out.bytes) { wake() }
         out.removeAll()
         unannounced = true
-    }
-
-    /// `VerdictSink`: the plugin's `complete`, from any thread.
-    func complete(_ message: OpaquePointer, verdict: ph_verdict, from plugin: String, reason: String?) {
-        completions.post(.init(address: UInt(bitPattern: UnsafeRawPointer(message)), verdict: verdict, plugin: plugin))
     }
 
     private func takeCompletions() {

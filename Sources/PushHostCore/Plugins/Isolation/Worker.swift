@@ -38,6 +38,8 @@ final class Worker {
         let handler: PluginHandler
         /// The message's handle (an `intercept`'s: its chain), 0 for a token or source call.
         let address: UInt
+        /// A data call's record, as the data stage named it.
+        let flight: InFlight?
         /// The action and input of `on_action`, the token and previous one of `on_token`.
         let first: String?
         let second: String?
@@ -66,13 +68,19 @@ final class Worker {
     /// The calls posted and not answered yet, oldest first.
     @exclusivity(unchecked) private var calls = Deque<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
-    /// Data calls that returned `PH_PENDING`, by call id: their message's handle.
-    @exclusivity(unchecked) private var pending: [UInt64: UInt] = [:]
+    /// Data calls that returned `PH_PENDING`, by call id: their message's handle and record.
+    @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: InFlight?)] = [:]
     /// Interceptor turns whose `intercept` returned and which have not ended, by call id: their chain.
     private var turns: [UInt64: UInt] = [:]
     /// The last call answered (or failed), and the last UI call posted.
-    @exclusivity(unchecked) private(set) var returnedThrough: UInt64 = 0
-    @exclusivity(unchecked) private(set) var lastUI: UInt64 = 0
+    @exclusivity(unchecked) private(set) var returnedThrough: UInt64 = 0 {
+        didSet { countUIUnderWay() }
+    }
+    @exclusivity(unchecked) private(set) var lastUI: UInt64 = 0 {
+        didSet { countUIUnderWay() }
+    }
+    /// Whether ``Workers`` counts it among the workers with a UI call under way.
+    @exclusivity(unchecked) private var countedAsBusy = false
     /// Whether this thread found its process's answers malformed: what
     /// the process sends after that is not taken.
     private var rejected = false
@@ -192,11 +200,14 @@ final class Worker {
     // MARK: Posting
 
     private func callData(_ message: OpaquePointer) -> ph_verdict {
+        let flight = workers.flightInCall
+        workers.flightInCall = nil
         if case .disabled = phase {
             Message.noteProblem(message, disabledReason)
             return PH_FAILED
         }
-        post(.onData, message)
+        enqueue(.onData, address: UInt(bitPattern: UnsafeRawPointer(message)), flight: flight)
+        if out.count >= 1 << 16 { flush() }
         return PH_PENDING
     }
 
@@ -248,8 +259,10 @@ final class Worker {
 
     /// Adds a call to those under way, and encodes it for a running worker; its id.
     @discardableResult
-    private func enqueue(_ handler: PluginHandler, address: UInt = 0, first: String? = nil, second: String? = nil) -> UInt64 {
-        let call = Call(id: nextID, handler: handler, address: address, first: first, second: second)
+    private func enqueue(
+        _ handler: PluginHandler, address: UInt = 0, flight: InFlight? = nil, first: String? = nil, second: String? = nil
+    ) -> UInt64 {
+        let call = Call(id: nextID, handler: handler, address: address, flight: flight, first: first, second: second)
         nextID += 1
         calls.append(call)
         if Self.isOrdered(handler) { lastUI = call.id }
@@ -316,6 +329,15 @@ final class Worker {
 
     /// Whether a UI call is still under way.
     var hasUIUnderWay: Bool { lastUI > returnedThrough }
+
+    /// Keeps the count of workers with a UI call under way, which the
+    /// dispatch thread asks for before every UI call, without a look at each.
+    private func countUIUnderWay() {
+        let busy = lastUI > returnedThrough
+        guard busy != countedAsBusy else { return }
+        countedAsBusy = busy
+        workers.noteUIUnderWay(busy, in: self)
+    }
 
     // MARK: What comes back
 
@@ -398,19 +420,19 @@ final class Worker {
                 turns[call.id] = call.address
             } else if call.handler == .onData {
                 if verdict == PH_PENDING {
-                    pending[call.id] = call.address
+                    pending[call.id] = (call.address, call.flight)
                 } else {
-                    verdicts(call.address, verdict, plugin, problem)
+                    verdicts(call.address, call.flight, verdict, plugin, problem)
                 }
             } else if let problem, call.address != 0 {
                 Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
             }
         case .completed(let id, let verdict):
-            guard let address = pending.removeValue(forKey: id) else {
+            guard let (address, flight) = pending.removeValue(forKey: id) else {
                 reject(process, "a verdict for call \(id), which is not waiting for one")
                 return false
             }
-            verdicts(address, verdict, plugin, nil)
+            verdicts(address, flight, verdict, plugin, nil)
         case .intercepted(let id, let ending, let reason, let edits):
             guard let chain = turns.removeValue(forKey: id) else {
                 reject(process, "the end of the interceptor turn of call \(id), which has no turn under way")
@@ -475,8 +497,8 @@ final class Worker {
             advance()
         }
         let end = malformed == nil ? how : "it sent a malformed answer"
-        for (_, address) in pending {
-            verdicts(address, PH_FAILED, plugin, "plugin \(name)'s worker ended (\(end)) before it completed the message")
+        for (_, (address, flight)) in pending {
+            verdicts(address, flight, PH_FAILED, plugin, "plugin \(name)'s worker ended (\(end)) before it completed the message")
         }
         pending.removeAll()
         for (_, chain) in turns {
@@ -526,7 +548,7 @@ final class Worker {
         // A token call: its event learns why (the crash itself is logged).
         guard call.address != 0 else { return workers.noteProblem(reason) }
         if call.handler == .onData {
-            verdicts(call.address, PH_FAILED, plugin, reason)
+            verdicts(call.address, call.flight, PH_FAILED, plugin, reason)
         } else {
             Message.noteProblem(OpaquePointer(bitPattern: call.address)!, reason)
         }

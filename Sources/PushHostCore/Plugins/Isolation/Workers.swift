@@ -44,19 +44,27 @@ package final class Workers {
     /// Takes a data verdict on the dispatch thread (the data stage's), once it exists.
     var applyVerdict: VerdictTaker?
     /// Where isolated interceptors' turns end (the interceptor stage), once it exists.
-    weak var interception: (any TurnTaker)?
+    unowned var interception: (any TurnTaker)?
 
     /// Takes the verdict of the plugin numbered `plugin` on the message
-    /// whose handle is at `message`; `reason` explains a failure the plugin did not give.
-    typealias VerdictTaker = (_ message: UInt, _ verdict: ph_verdict, _ plugin: Int32, _ reason: String?) -> Void
+    /// whose handle is at `message`, in `flight` when the data stage said so
+    /// (``flightInCall``); `reason` explains a failure the plugin did not give.
+    typealias VerdictTaker = (_ message: UInt, _ flight: InFlight?, _ verdict: ph_verdict, _ plugin: Int32, _ reason: String?) -> Void
+    /// The record whose message the data stage hands an isolated `on_data`
+    /// now: its worker keeps it with the call, and gives it back with the
+    /// verdict, so that the stage finds it without a lookup.
+    @exclusivity(unchecked) var flightInCall: InFlight?
     /// The last UI call posted since `takePosted()`.
     @exclusivity(unchecked) private var posted: (worker: Worker, call: UInt64)?
     /// Why the last token call in a worker failed, for its event.
     private var problem: String?
+    /// How many workers have a UI call under way, and the last one that began to.
+    @exclusivity(unchecked) private var busyWithUI = 0
+    @exclusivity(unchecked) private unowned(unsafe) var lastBusy: Worker?
 
     /// Data verdicts that came in during a settle, which runs inside a
     /// stage: applied by the next `takeEvents` from the dispatch loop.
-    private var held: [(message: UInt, verdict: ph_verdict, plugin: Int32, reason: String?)] = []
+    private var held: [(message: UInt, flight: InFlight?, verdict: ph_verdict, plugin: Int32, reason: String?)] = []
 
     var isEmpty: Bool { all.isEmpty }
 
@@ -104,20 +112,24 @@ package final class Workers {
 
     /// The worker that may have UI calls under way, when only one does.
     var uiWorker: Worker? {
-        var busy: Worker?
-        for worker in all where worker.hasUIUnderWay {
-            guard busy == nil else { return nil }
-            busy = worker
-        }
-        return busy
+        guard busyWithUI == 1 else { return nil }
+        if let last = lastBusy, last.hasUIUnderWay { return last }
+        return all.first { $0.hasUIUnderWay }
     }
 
     /// Whether any worker has a UI call under way.
-    var hasUIUnderWay: Bool { all.contains(where: \.hasUIUnderWay) }
+    var hasUIUnderWay: Bool { busyWithUI > 0 }
+
+    /// A worker's UI calls began to be, or ceased to be, under way.
+    func noteUIUnderWay(_ busy: Bool, in worker: Worker) {
+        busyWithUI += busy ? 1 : -1
+        if busy { lastBusy = worker }
+    }
 
     /// Sends what was posted, and waits until no worker but `except` has a
     /// UI call under way (restarting workers whose backoff ends meanwhile).
     func settle(except: Worker? = nil) {
+        guard busyWithUI > (except?.hasUIUnderWay == true ? 1 : 0) else { return }
         settle { $0 !== except && $0.hasUIUnderWay }
     }
 
@@ -138,7 +150,7 @@ package final class Workers {
         guard all.contains(where: busy) else { return }
         flush()
         let heldBefore = held.count
-        let hold: VerdictTaker = { [unowned self] in held.append(($0, $1, $2, $3)) }
+        let hold: VerdictTaker = { [unowned self] in held.append(($0, $1, $2, $3, $4)) }
         while all.contains(where: busy) {
             take(hold)
             guard all.contains(where: busy) else { break }
@@ -184,7 +196,7 @@ package final class Workers {
         if !held.isEmpty {
             let verdicts = held
             held.removeAll()
-            for verdict in verdicts { applyVerdict(verdict.message, verdict.verdict, verdict.plugin, verdict.reason) }
+            for verdict in verdicts { applyVerdict(verdict.message, verdict.flight, verdict.verdict, verdict.plugin, verdict.reason) }
         }
         take(applyVerdict)
     }
