@@ -112,12 +112,10 @@ package final class WorkerLoop {
             var watched = [
                 pollfd(fd: Self.channel, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: completions.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: intake.results.fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: turnEndings.fd, events: Int16(POLLIN), revents: 0),
             ]
-            guard poll(&watched, 4, -1) >= 0 || errno == EINTR else { end() }
+            guard poll(&watched, 3, -1) >= 0 || errno == EINTR else { end() }
             if completions.hasItems { takeCompletions() }
-            if intake.results.hasItems { intake.takeResults() }
             if turnEndings.hasItems { takeTurnEndings() }
             guard watched[0].revents != 0 else { continue }
             switch reader.read(from: Self.channel, { serve($0) }) {
@@ -149,6 +147,8 @@ package final class WorkerLoop {
             if let token = fields.next(), let token { tokens.hold(String(decoding: token, as: UTF8.self)) }
         case .withdraw:
             withdrawTurn(frame.call)
+        case .recordDone:
+            intake.finish(frame)
         case .destroy:
             end()
         default:

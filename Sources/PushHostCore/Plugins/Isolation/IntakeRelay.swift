@@ -8,13 +8,14 @@ import Synchronization
 /// ``WorkerIntake`` at the other end). A thread of its own takes each
 /// record the plugin submits, hands it to the host's queue as a plugin in
 /// the host would (waiting while the host is full), and answers; the
-/// record's `done` goes back over the same socket from the dispatch thread.
-/// A thread of its own, so that a full host never holds up the answers of
-/// the worker's calls, whose return makes room.
+/// record's `done` goes to ``RecordResults``, which the worker's ``Worker``
+/// sends over the calls' socket, in order with its calls. A thread of its
+/// own, so that a full host never holds up the answers of the worker's
+/// calls, whose return makes room.
 ///
 /// Every byte on the socket comes from the worker, so each frame is
 /// checked: its kind, its flags, its size (``recordLimit``). A worker that
-/// sends anything else, or leaves a megabyte of results unread, is ended
+/// sends anything else, or leaves a megabyte of answers unread, is ended
 /// (`reject`).
 final class IntakeRelay: @unchecked Sendable {
     /// The most bytes a record frame may carry; a larger record is no
@@ -24,16 +25,22 @@ final class IntakeRelay: @unchecked Sendable {
     private let socket: Int32
     private let plugin: String
     private let submissions: PluginSubmissions
+    private let results: RecordResults
     private let reject: @Sendable (MalformedAnswer) -> Void
     /// Held while a frame is written, from this thread or the dispatch thread.
     private let writing = Mutex(())
 
     /// Relays what arrives on `socket` (the host's end; closed when the
-    /// relay goes) from plugin `plugin` into `submissions`.
-    init(socket: Int32, plugin: String, submissions: PluginSubmissions, reject: @escaping @Sendable (MalformedAnswer) -> Void) {
+    /// relay goes) from plugin `plugin` into `submissions`; the records'
+    /// results go to `results`.
+    init(
+        socket: Int32, plugin: String, submissions: PluginSubmissions, results: RecordResults,
+        reject: @escaping @Sendable (MalformedAnswer) -> Void
+    ) {
         self.socket = socket
         self.plugin = plugin
         self.submissions = submissions
+        self.results = results
         self.reject = reject
         DetachedThread.startOrFail { [self] in run() }
     }
@@ -82,18 +89,18 @@ final class IntakeRelay: @unchecked Sendable {
         }
     }
 
-    /// The `done` of every relayed record: sends its result to the worker.
+    /// The `done` of every relayed record (on the dispatch thread): hands its result on.
     private static let done: ph_record_done = { context, result, line in
         let relayed = Unmanaged<Relayed>.fromOpaque(context!).takeRetainedValue()
         let bytes = UnsafeRawBufferPointer(start: line, count: strlen(line))
-        relayed.relay.send(.recordDone, record: relayed.record, number: Int32(bitPattern: result.rawValue), line: bytes)
+        relayed.relay.results.deliver?(relayed.record, Int32(bitPattern: result.rawValue), bytes)
     }
 
     /// Writes a frame without waiting: a worker that leaves its socket full
     /// (a megabyte of answers unread) is ended. Nothing happens once it is gone.
-    private func send(_ kind: WorkerFrame.FrameKind, record: UInt64, number: Int32, line: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) {
-        var frame = ByteBuffer(capacity: WorkerFrame.headerSize + line.count)
-        WorkerFrame.append(kind, call: record, number: number, to: &frame) { $0.write(line) }
+    private func send(_ kind: WorkerFrame.FrameKind, record: UInt64, number: Int32) {
+        var frame = ByteBuffer(capacity: WorkerFrame.headerSize)
+        WorkerFrame.append(kind, call: record, number: number, to: &frame)
         let bytes = frame.bytes
         let full = writing.withLock { _ in
             var offset = 0
@@ -107,4 +114,12 @@ final class IntakeRelay: @unchecked Sendable {
         }
         if full { reject(MalformedAnswer("its intake channel is full: it does not read what the host answers")) }
     }
+}
+
+/// Where the results of the records a worker's plugin submitted go: its
+/// ``Worker`` sets `deliver` once the worker is ready, and sends each to
+/// the worker in order with its calls (dispatch thread).
+final class RecordResults: @unchecked Sendable {
+    /// The record's number in the worker, its `ph_result`, its report line.
+    var deliver: ((_ record: UInt64, _ result: Int32, _ line: UnsafeRawBufferPointer) -> Void)?
 }

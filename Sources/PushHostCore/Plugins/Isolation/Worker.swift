@@ -177,6 +177,9 @@ final class Worker {
         process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox, plugin] status in
             inbox.post(.ended(plugin: plugin, process: generation, status))
         }
+        process.results.deliver = { [unowned self] record, result, line in
+            recordDone(record, result: result, line: line, of: generation)
+        }
         self.process = process
         rejected = false
         phase = .running
@@ -309,6 +312,15 @@ final class Worker {
         if isNormalized { WorkerFrame.setNumber(1, ofFrameAt: start, in: &out) }
     }
 
+
+    /// The record numbered `record` that the plugin in the worker process
+    /// `generation` submitted has its result: its `done` is called there,
+    /// after the calls posted before (a source's `stop` comes after it).
+    private func recordDone(_ record: UInt64, result: Int32, line: UnsafeRawBufferPointer, of generation: ObjectIdentifier) {
+        guard case .running = phase, let process, ObjectIdentifier(process) == generation else { return }
+        WorkerFrame.append(.recordDone, call: record, number: result, to: &out) { $0.write(line) }
+        if out.count >= 1 << 16 { flush() }
+    }
 
     /// Tells the worker the current token changed.
     func tokenChanged(to token: String) {

@@ -15,11 +15,12 @@ import Glibc
 /// pending verdict came through `complete`), ``FrameKind/recycling``.
 ///
 /// Host to worker also: ``FrameKind/withdraw`` (an interceptor's turn the
-/// host no longer waits for).
+/// host no longer waits for), ``FrameKind/recordDone`` (a record its plugin
+/// submitted has its result).
 ///
 /// The intake channel (the worker's fd 5, ``IntakeRelay``) carries
 /// ``FrameKind/record`` from the worker (a record its plugin submitted)
-/// and ``FrameKind/submitted`` and ``FrameKind/recordDone`` back.
+/// and ``FrameKind/submitted`` back.
 enum WorkerFrame {
     enum FrameKind: UInt8 {
         case call = 1

@@ -8,24 +8,16 @@ import Synchronization
 /// host over the intake channel (fd 5, ``IntakeRelay`` at the other end),
 /// and `submit` waits there for the host's answer as it would in the host
 /// (while the host is full, unless `PH_RECORD_NO_WAIT`). A record's `done`
-/// comes back later, and the worker's loop calls it on its own thread
-/// (``takeResults()``), as the host calls it on its dispatch thread.
+/// comes back later over the calls' socket, in order with the calls (a
+/// source's `stop` comes after the results the host gave before it), and
+/// the worker's loop calls it on its own thread (``finish(_:)``), as the
+/// host calls it on its dispatch thread.
 ///
 /// A record submitted from that thread (from a handler) tells the host not
 /// to wait: the host may be waiting for the very handler that submits it.
 final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
     static let fd: Int32 = 5
 
-    /// A record's result, for the worker's thread to hand to its `done`.
-    struct Finished: @unchecked Sendable {
-        let done: ph_record_done
-        let context: UnsafeMutableRawPointer?
-        let result: ph_result
-        let line: [CChar]
-    }
-
-    /// Readable when a result came.
-    let results = Inbox<Finished>()
     private let handlerThread = pthread_self()
     /// Held while a record is written to the host.
     private let writing = Mutex(())
@@ -71,11 +63,15 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         return answer
     }
 
-    /// [the worker's thread] Calls the `done` of each record whose result came.
-    func takeResults() {
-        for result in results.take() {
-            result.line.withUnsafeBufferPointer { result.done(result.context, result.result, $0.baseAddress!) }
-        }
+    /// [the worker's thread] Calls the `done` of the record whose result
+    /// `frame` (a ``WorkerFrame/FrameKind/recordDone``) carries, if it wants one.
+    func finish(_ frame: WorkerFrame.Frame) {
+        pthread_mutex_lock(lock)
+        let waiting = waitingDone.removeValue(forKey: frame.call)
+        pthread_mutex_unlock(lock)
+        guard let (done, context) = waiting else { return }
+        let line = frame.payload.map { CChar(bitPattern: $0) } + [0]
+        line.withUnsafeBufferPointer { done(context, ph_result(rawValue: UInt32(bitPattern: frame.number)), $0.baseAddress!) }
     }
 
     /// [under `lock`] Starts the thread that reads what the host answers.
@@ -84,7 +80,7 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         DetachedThread.startOrFail { [self] in readAnswers() }
     }
 
-    /// Reads answers and results until the host is gone.
+    /// Reads the host's answers until the host is gone.
     private func readAnswers() {
         var reader = FrameReader(limit: 1 << 30)
         while case .read = reader.read(from: Self.fd, { take($0) }) {}
@@ -97,16 +93,8 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
     private func take(_ frame: WorkerFrame.Frame) {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
-        switch frame.kind {
-        case .submitted:
-            answers[frame.call] = frame.number
-            pthread_cond_broadcast(answered)
-        case .recordDone:
-            guard let (done, context) = waitingDone.removeValue(forKey: frame.call) else { return }
-            let line = frame.payload.map { CChar(bitPattern: $0) } + [0]
-            results.post(Finished(done: done, context: context, result: ph_result(rawValue: UInt32(bitPattern: frame.number)), line: line))
-        default:
-            break
-        }
+        guard frame.kind == .submitted else { return }
+        answers[frame.call] = frame.number
+        pthread_cond_broadcast(answered)
     }
 }

@@ -37,6 +37,8 @@ final class WorkerProcess: @unchecked Sendable {
     private let endedPipe = WakePipe()
     /// Whether its socket reached its end (the dispatch thread stops watching it).
     private(set) var hungUp = false
+    /// Where the results of the records its plugin submitted go.
+    let results = RecordResults()
 
     /// Starts `executable worker arguments...`, its standard input
     /// /dev/null, its standard output and error the host's. The Swift
@@ -76,7 +78,7 @@ final class WorkerProcess: @unchecked Sendable {
         malformed = MalformedNote(socket: pair[0])
         progress.store(MonotonicClock.now(), ordering: .relaxed)
         // The relay's thread keeps it until the worker is gone.
-        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions) { [malformed] in malformed.note($0) }
+        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions, results: results) { [malformed] in malformed.note($0) }
     }
 
     deinit {
