@@ -140,12 +140,20 @@ final class DataStage {
     /// once when that record still waits for this plugin with that handle
     /// (the handle changes when its deadline passes), and otherwise as
     /// `apply` takes a stray `complete`.
-    private func applyAnswer(_ address: UInt, _ flight: InFlight?, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
-        guard let flight, flight.isWaiting, flight.message.handleAddress == address, handlers[flight.next].plugin == plugin else {
-            let name = handlers.firstIndex { $0.plugin == plugin }.map { names[$0] } ?? "plugin \(plugin)"
-            return apply(Completion(address: address, verdict: verdict, plugin: name, reason: reason))
+    private func applyAnswer(_ address: UInt, _ record: AnyObject?, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
+        guard let record else { return applyStray(address, verdict, plugin: plugin, reason: reason) }
+        // What `run` named as the record of the call: an InFlight.
+        let flight = unsafeDowncast(record, to: InFlight.self)
+        guard flight.isWaiting, flight.message.handleAddress == address, handlers[flight.next].plugin == plugin else {
+            return applyStray(address, verdict, plugin: plugin, reason: reason)
         }
         accept(verdict, for: flight, because: reason)
+    }
+
+    /// An isolated plugin's verdict for a message that no longer waits for it: as a stray `complete`.
+    private func applyStray(_ address: UInt, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
+        let name = handlers.firstIndex { $0.plugin == plugin }.map { names[$0] } ?? "plugin \(plugin)"
+        apply(Completion(address: address, verdict: verdict, plugin: name, reason: reason))
     }
 
     /// The pending message `flight` has its verdict: on with its data stage.

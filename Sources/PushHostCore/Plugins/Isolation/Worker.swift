@@ -39,7 +39,7 @@ final class Worker {
         /// The message's handle (an `intercept`'s: its chain), 0 for a token or source call.
         let address: UInt
         /// A data call's record, as the data stage named it.
-        let flight: InFlight?
+        let flight: AnyObject?
         /// The action and input of `on_action`, the token and previous one of `on_token`.
         let first: String?
         let second: String?
@@ -69,7 +69,7 @@ final class Worker {
     @exclusivity(unchecked) private var calls = Deque<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle and record.
-    @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: InFlight?)] = [:]
+    @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: AnyObject?)] = [:]
     /// Interceptor turns whose `intercept` returned and which have not ended, by call id: their chain.
     private var turns: [UInt64: UInt] = [:]
     /// The last call answered (or failed), and the last UI call posted.
@@ -263,7 +263,7 @@ final class Worker {
     /// Adds a call to those under way, and encodes it for a running worker; its id.
     @discardableResult
     private func enqueue(
-        _ handler: PluginHandler, address: UInt = 0, flight: InFlight? = nil, first: String? = nil, second: String? = nil
+        _ handler: PluginHandler, address: UInt = 0, flight: AnyObject? = nil, first: String? = nil, second: String? = nil
     ) -> UInt64 {
         let call = Call(id: nextID, handler: handler, address: address, flight: flight, first: first, second: second)
         nextID += 1

@@ -49,11 +49,11 @@ package final class Workers {
     /// Takes the verdict of the plugin numbered `plugin` on the message
     /// whose handle is at `message`, in `flight` when the data stage said so
     /// (``flightInCall``); `reason` explains a failure the plugin did not give.
-    typealias VerdictTaker = (_ message: UInt, _ flight: InFlight?, _ verdict: ph_verdict, _ plugin: Int32, _ reason: String?) -> Void
+    typealias VerdictTaker = (_ message: UInt, _ flight: AnyObject?, _ verdict: ph_verdict, _ plugin: Int32, _ reason: String?) -> Void
     /// The record whose message the data stage hands an isolated `on_data`
-    /// now: its worker keeps it with the call, and gives it back with the
-    /// verdict, so that the stage finds it without a lookup.
-    @exclusivity(unchecked) var flightInCall: InFlight?
+    /// now (opaque here): its worker keeps it with the call, and gives it
+    /// back with the verdict, so that the stage finds it without a lookup.
+    @exclusivity(unchecked) var flightInCall: AnyObject?
     /// The last UI call posted since `takePosted()`.
     @exclusivity(unchecked) private var posted: (worker: Worker, call: UInt64)?
     /// Why the last token call in a worker failed, for its event.
@@ -64,7 +64,7 @@ package final class Workers {
 
     /// Data verdicts that came in during a settle, which runs inside a
     /// stage: applied by the next `takeEvents` from the dispatch loop.
-    private var held: [(message: UInt, flight: InFlight?, verdict: ph_verdict, plugin: Int32, reason: String?)] = []
+    private var held: [(message: UInt, flight: AnyObject?, verdict: ph_verdict, plugin: Int32, reason: String?)] = []
 
     var isEmpty: Bool { all.isEmpty }
 
