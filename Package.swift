@@ -53,11 +53,14 @@ let package = Package(
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         // The JSON reader's 16-byte vector step (SSE2 intrinsics).
         .target(name: "CJSONScan"),
+        // A worker's walls: Landlock and prctl, and seccomp through libseccomp opened at run time.
+        .target(name: "CSandbox"),
         .target(
             name: "PushHostCore",
             dependencies: [
                 "CPushHost",
                 "CJSONScan",
+                "CSandbox",
                 "CFFI",
                 .product(name: "Logging", package: "swift-log"),
                 // Deque: the queues of records, submissions and worker calls.

@@ -40,3 +40,4 @@ protocol LoggingCommand {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension LogFormat: ExpressibleByArgument {}
+extension SandboxMode: ExpressibleByArgument {}

@@ -90,6 +90,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Restart a worker, between calls, once its resident memory goes over this many MiB (0: no limit).", valueName: "MIB"))
     var workerMemory = 0
 
+    @Option(help: ArgumentHelp("Walls around each isolated plugin's worker: off; on (the walls the kernel allows, naming any that cannot stand); strict (a plugin whose walls cannot all stand is refused). A plugin's settings grant more under \"sandbox\".", valueName: "off|on|strict"))
+    var sandbox: SandboxMode = .off
+
     @Flag(help: "Exit 3 when any record was rejected or failed.")
     var strict = false
 
@@ -156,6 +159,7 @@ extension RunCommand {
         isolation.crashLimit = workerCrashLimit
         isolation.crashWindow = workerCrashWindow
         isolation.memoryLimit = workerMemory
+        isolation.sandbox = sandbox
         isolation.handlerTimeout = handlerTimeout
         isolation.logArguments = try log.workerArguments()
         return isolation

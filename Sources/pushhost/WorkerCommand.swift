@@ -38,6 +38,12 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "End after a call that takes the worker over this many MiB of resident memory (0: no limit).")
     var memoryLimit = 0
 
+    @Option(help: "The walls to put up before the plugin is opened.")
+    var sandbox: SandboxMode = .off
+
+    @Option(help: "The plugin's name, as the host's scan read it (its state folder is granted by it).")
+    var name: String?
+
     @Option(name: .customLong("setting"), help: "One of the plugin's settings, KEY=VALUE (repeatable).")
     var settings: [String] = []
 
@@ -53,7 +59,7 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
         }
         WorkerLoop(
             file: plugin, settings: values, stateDirectory: state, platform: platform, targetKey: targetKey, memoryLimit: memoryLimit, host: host,
-            logger: Logger(label: "pushhost")
+            sandbox: sandbox, name: name, logger: Logger(label: "pushhost")
         ).run()
     }
 }

@@ -56,11 +56,11 @@ package final class PluginSet {
         // at once (a start then takes about as long as the slowest create);
         // each is awaited in load order below.
         let settings = loadable.map { _, plugin in
-            plugin.settings.merging(overrides.filter { $0.plugin == plugin.descriptor.name }.map { ($0.key, $0.value) }) { $1 }
+            SandboxGrants.merge(plugin.settings, overrides.filter { $0.plugin == plugin.descriptor.name }.map { ($0.key, $0.value) })
         }
         let launches = zip(loadable, settings).map { entry, settings in
             isolation.isolates(entry.plugin.descriptor.name, settings: settings)
-                ? isolation.launch(file: entry.file, settings: settings, stateDirectory: tokens.directory) : nil
+                ? isolation.launch(file: entry.file, name: entry.plugin.descriptor.name, settings: settings, stateDirectory: tokens.directory) : nil
         }
         var spawned = zip(loadable, launches).map { entry, launch in
             launch.map { Worker.spawn($0, plugin: entry.plugin.descriptor.name, submissions: submissions) }

@@ -50,6 +50,8 @@ enum SettingsFile {
                         settings[key.text] = value.text
                     case .null:
                         continue
+                    case .object where key.text == "sandbox":
+                        try sandbox(value, file: file, into: &settings)
                     case .object, .array:
                         throw .badSettings(file: file, reason: "the value of \"\(key.text)\" must be a string, number or boolean")
                     }
@@ -58,5 +60,30 @@ enum SettingsFile {
             }
         }
         return try parsed.get()
+    }
+
+    /// The `"sandbox"` object's grants, as `sandbox.KEY` settings (a list
+    /// as its items one per line; ``SandboxGrants``).
+    private static func sandbox(_ object: JSONValue, file: String, into settings: inout [String: String]) throws(PluginRefusal) {
+        for (key, value) in object.members {
+            let name = "sandbox." + key.text
+            switch value.kind {
+            case .string, .number, .true, .false:
+                settings[name] = value.text
+            case .array:
+                var items: [String] = []
+                for item in value.elements {
+                    guard item.kind == .string, !item.text.contains("\n") else {
+                        throw .badSettings(file: file, reason: "each item of \"sandbox\": {\"\(key.text)\"} must be a string on one line")
+                    }
+                    items.append(item.text)
+                }
+                settings[name] = items.joined(separator: "\n")
+            case .null:
+                continue
+            case .object:
+                throw .badSettings(file: file, reason: "the value of \"sandbox\": {\"\(key.text)\"} must be a string, number, boolean or list")
+            }
+        }
     }
 }

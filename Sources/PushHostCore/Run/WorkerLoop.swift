@@ -52,7 +52,7 @@ package final class WorkerLoop {
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
     package init(
         file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
-        host: pid_t, logger: Logger
+        host: pid_t, sandbox: SandboxMode, name: String?, logger: Logger
     ) {
         // Keeping 0 to 5: its channels to the host.
         WorkerSpawn.closeInherited(from: WorkerIntake.fd + 1)
@@ -71,12 +71,18 @@ package final class WorkerLoop {
         self.ring = ring
         let descriptor: PluginDescriptor
         do {
+            // Read before the walls go up: the state directory is outside them.
+            tokens = try TokenStore(directory: stateDirectory, logger: logger)
+            if sandbox != .off, let name { Self.raiseWalls(sandbox, file: file, name: name, settings: settings, stateDirectory: stateDirectory, logger: logger) }
             // The host checked the manifest's libraries as it checks plugin files.
             descriptor = file.hasSuffix(FFIManifest.suffix) ? try FFIPlugin.load(file) { _ throws(PluginRefusal) in } : try PluginLibrary.open(file)
-            tokens = try TokenStore(directory: stateDirectory, logger: logger)
         } catch {
             logger.error("worker for \(file): \(error)")
             exit(1)
+        }
+        if sandbox != .off, let name, descriptor.name != name {
+            logger.error("plugin \(name): its library now says it is \(descriptor.name), not what the host read; its state folder was granted by the old name")
+            exit(WorkerLaunch.wallsFailed)
         }
         intake = WorkerIntake()
         turnEndings = Inbox()
@@ -89,6 +95,35 @@ package final class WorkerLoop {
             exit(WorkerLaunch.createFailed)
         }
         context.verdicts = completions
+    }
+
+    /// Puts up the walls (``Walls``) for the plugin `name` at `file`, with
+    /// the grants in its `settings`, its state folder made first so that it
+    /// can be granted; exits with ``WorkerLaunch/wallsFailed`` when a grant
+    /// is malformed, or under `strict` when a wall cannot stand.
+    private static func raiseWalls(
+        _ mode: SandboxMode, file: String, name: String, settings: [String: String], stateDirectory: String, logger: Logger
+    ) {
+        let grants: SandboxGrants
+        do {
+            grants = try SandboxGrants(settings: settings)
+        } catch {
+            logger.error("plugin \(name): \(error)")
+            exit(WorkerLaunch.wallsFailed)
+        }
+        let plugins = stateDirectory + "/plugins", folder = plugins + "/" + name
+        let problem = PluginStateFolder.make(plugins) ?? PluginStateFolder.make(folder)
+        if let problem { logger.error("plugin \(name): no state folder: \(problem)") }
+        let standing = Walls.raise(file: file, stateFolder: problem == nil ? folder : nil, grants: grants)
+        guard !standing.fell.isEmpty else {
+            return logger.debug("plugin \(name): its worker's walls stand: \(standing.stood.joined(separator: ", "))")
+        }
+        let fell = standing.fell.joined(separator: "; ")
+        if mode == .strict {
+            logger.error("plugin \(name): walls that cannot stand under --sandbox strict: \(fell)")
+            exit(WorkerLaunch.wallsFailed)
+        }
+        logger.warning("plugin \(name): its worker runs without these walls: \(fell); standing: \(standing.stood.joined(separator: ", "))")
     }
 
     /// Says the plugin is created, then serves calls; never returns.

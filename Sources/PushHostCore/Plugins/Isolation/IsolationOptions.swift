@@ -20,6 +20,8 @@ package struct IsolationOptions: Sendable {
     package var targetKey = ""
     package var handlerTimeout = 30.0
     package var stopTimeout = 5.0
+    /// `--sandbox`: the walls around each worker.
+    package var sandbox = SandboxMode.off
 
     package init() {}
 
@@ -59,8 +61,9 @@ package struct IsolationOptions: Sendable {
 
     /// How to start the worker of the plugin at `file`, with `settings`,
     /// its state (the token) in `stateDirectory`.
-    func launch(file: String, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
+    func launch(file: String, name: String, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
         var arguments = ["--plugin", file, "--state", stateDirectory, "--host", "\(getpid())", "--target-key", targetKey]
+        if sandbox != .off { arguments += ["--sandbox", sandbox.rawValue, "--name", name] }
         if let platform { arguments += ["--platform", platform.rawValue] }
         if memoryLimit > 0 { arguments += ["--memory-limit", "\(memoryLimit)"] }
         for (key, value) in settings.sorted(by: { $0.key < $1.key }) {

@@ -166,6 +166,7 @@ final class Worker {
             let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
             if exit == WorkerLaunch.createFailed { throw .createFailed }
             if exit == WorkerLaunch.unusableExtension { throw .workerFailed("an extension table it offers is unusable (its worker said why above)") }
+            if exit == WorkerLaunch.wallsFailed { throw .workerFailed("its worker's walls could not stand (its worker said why above)") }
             throw .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
         case .malformed(let problem):
             _ = Self.killAndWait(process)

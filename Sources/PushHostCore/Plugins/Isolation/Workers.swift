@@ -9,6 +9,8 @@ struct WorkerLaunch {
     static let createFailed: Int32 = 3
     /// The exit status of a worker whose plugin offers a `ph.source/1` or `ph.interceptor/1` table it cannot use.
     static let unusableExtension: Int32 = 4
+    /// The exit status of a worker whose walls could not stand (`--sandbox`), or whose grants are malformed.
+    static let wallsFailed: Int32 = 5
 
     /// This binary, which the worker runs as `pushhost worker ...`.
     let executable: String

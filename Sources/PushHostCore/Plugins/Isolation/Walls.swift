@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSandbox
+import Logging
+
+/// The walls a worker puts up around its plugin before it opens the
+/// plugin's library, so that nothing of the plugin runs outside them: no
+/// new privileges, Landlock (files; TCP ports from ABI 4; abstract sockets
+/// and signals from ABI 6), a seccomp filter, and resource limits.
+///
+/// By default the plugin may read its library and the shared objects
+/// beside it, the system's libraries and the data a C runtime reads,
+/// and read and write its own state folder; nothing else, no network, no
+/// new process. ``SandboxGrants`` add to that.
+enum Walls {
+    /// What stood, and what could not, with why.
+    struct Standing {
+        var stood: [String] = []
+        var fell: [String] = []
+    }
+
+    /// Raises the walls for the plugin at `file` whose state folder is
+    /// `stateFolder`, with `grants`; what stood.
+    static func raise(file: String, stateFolder: String?, grants: SandboxGrants) -> Standing {
+        var standing = Standing()
+        limit(grants, &standing)
+        if ph_no_new_privs() == 0 {
+            standing.stood.append("no new privileges")
+        } else {
+            standing.fell.append("no new privileges (\(String(cString: strerror(errno))))")
+        }
+        landlock(file: file, stateFolder: stateFolder, grants: grants, &standing)
+        var error = [CChar](repeating: 0, count: 256)
+        var seccomp = ph_seccomp_grants(
+            exec: grants.exec ? 1 : 0, inet: grants.network || !grants.connect.isEmpty ? 1 : 0, unix_sockets: grants.bus != nil || grants.network ? 1 : 0)
+        if ph_seccomp_load(&seccomp, &error, error.count) == 0 {
+            standing.stood.append("seccomp")
+        } else {
+            standing.fell.append("seccomp (\(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))")
+        }
+        return standing
+    }
+
+    private static func limit(_ grants: SandboxGrants, _ standing: inout Standing) {
+        if let memory = grants.memory {
+            var limit = rlimit(rlim_cur: rlim_t(memory) << 20, rlim_max: rlim_t(memory) << 20)
+            if setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 { standing.stood.append("memory \(memory) MiB") } else { standing.fell.append("memory limit") }
+        }
+        if let files = grants.files {
+            var limit = rlimit(rlim_cur: rlim_t(files), rlim_max: rlim_t(files))
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { standing.stood.append("\(files) open files") } else { standing.fell.append("open files limit") }
+        }
+    }
+
+    /// The rights on files each Landlock ABI knows.
+    private static func fileRights(abi: Int32) -> UInt64 {
+        var rights: UInt64 = (1 << 13) - 1
+        if abi >= 2 { rights |= UInt64(PH_LL_FS_REFER) }
+        if abi >= 3 { rights |= UInt64(PH_LL_FS_TRUNCATE) }
+        if abi >= 5 { rights |= UInt64(PH_LL_FS_IOCTL_DEV) }
+        return rights
+    }
+
+    private static let readRights = UInt64(PH_LL_FS_READ_FILE | PH_LL_FS_READ_DIR | PH_LL_FS_EXECUTE)
+
+    /// What every worker reads: the system's libraries and the data a C runtime reads.
+    static let systemReads = [
+        "/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+        "/etc/ssl", "/etc/ca-certificates", "/etc/nsswitch.conf", "/etc/hosts", "/etc/resolv.conf", "/etc/gai.conf",
+        "/etc/host.conf", "/etc/services", "/etc/protocols", "/etc/passwd", "/etc/group", "/etc/locale.alias",
+        "/sys/devices/system/cpu", "/proc/self",
+    ]
+    /// What every worker reads and writes.
+    static let systemWrites = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
+
+    private static func landlock(file: String, stateFolder: String?, grants: SandboxGrants, _ standing: inout Standing) {
+        let abi = ph_landlock_abi()
+        guard abi >= 1 else { return standing.fell.append("landlock (\(String(cString: strerror(errno))))") }
+        let all = fileRights(abi: abi)
+        let net: UInt64 = abi >= 4 && !grants.network ? UInt64(PH_LL_NET_BIND_TCP | PH_LL_NET_CONNECT_TCP) : 0
+        // A bus may listen on an abstract socket: scoping those off would cut the plugin from it.
+        let scoped: UInt64 = abi >= 6 ? UInt64(PH_LL_SCOPE_SIGNAL) | (grants.bus == nil && !grants.network ? UInt64(PH_LL_SCOPE_ABSTRACT_UNIX_SOCKET) : 0) : 0
+        let ruleset = ph_landlock_ruleset(all, net, scoped)
+        guard ruleset >= 0 else { return standing.fell.append("landlock (\(String(cString: strerror(errno))))") }
+        defer { close(ruleset) }
+        var reads = systemReads + mappedFolders() + besides(file) + grants.read
+        if file.hasSuffix(FFIManifest.suffix) { reads.append(file) }
+        for path in reads { allow(path, readRights & all, in: ruleset) }
+        for path in systemWrites + grants.write + (stateFolder.map { [$0] } ?? []) { allow(path, all, in: ruleset) }
+        for (_, port) in grants.connect where net != 0 {
+            _ = ph_landlock_allow_port(ruleset, UInt64(port), UInt64(PH_LL_NET_CONNECT_TCP))
+        }
+        guard ph_landlock_restrict(ruleset) == 0 else { return standing.fell.append("landlock (\(String(cString: strerror(errno))))") }
+        standing.stood.append("landlock \(abi)")
+    }
+
+    /// Grants `rights` beneath `path`, when it exists (a missing system path is skipped).
+    private static func allow(_ path: String, _ rights: UInt64, in ruleset: Int32) {
+        let fd = open(path, 0o10000000 /* O_PATH */ | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var info = stat()
+        // A rule on a file takes only the rights that apply to files.
+        let onFile = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
+        let fileOnly = UInt64(PH_LL_FS_EXECUTE | PH_LL_FS_WRITE_FILE | PH_LL_FS_READ_FILE | PH_LL_FS_TRUNCATE | PH_LL_FS_IOCTL_DEV)
+        _ = ph_landlock_allow_path(ruleset, fd, onFile ? rights & fileOnly : rights)
+    }
+
+    /// The folders of the files this process has mapped (the Swift runtime's
+    /// libraries, wherever the toolchain put them), which a plugin built
+    /// in Swift links too.
+    private static func mappedFolders() -> [String] {
+        guard let maps = fopen("/proc/self/maps", "r") else { return [] }
+        defer { fclose(maps) }
+        var folders: Set<String> = []
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), maps) != nil {
+            let text = String(cString: line)
+            guard let slash = text.firstIndex(of: "/") else { continue }
+            var path = String(text[slash...])
+            while path.last == "\n" { path.removeLast() }
+            guard let last = path.lastIndex(of: "/"), path.hasSuffix(".so") || path.contains(".so.") else { continue }
+            folders.insert(String(path[..<last]))
+        }
+        return folders.sorted()
+    }
+
+    /// The plugin's library and the shared objects beside it (what it links
+    /// from its own folder); not the settings files there.
+    private static func besides(_ file: String) -> [String] {
+        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+        guard let directory = opendir(folder) else { return [file] }
+        defer { closedir(directory) }
+        var objects = [file]
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".so") || name.contains(".so.") { objects.append(folder + "/" + name) }
+        }
+        return objects
+    }
+}

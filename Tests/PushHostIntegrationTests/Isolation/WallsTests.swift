@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+/// The walls around an isolated plugin (`--sandbox on`, docs/running.md,
+/// walls): a hostile plugin, run by the real binary in its worker, tries
+/// what a plugin should not do, and is refused; the same plugin with the
+/// grant that allows it succeeds, so each test can fail.
+@Suite struct WallsTests {
+    /// Runs the intruder isolated behind walls, trying `what` with the
+    /// extra `--set` grants; the line it printed (`intruder: WHAT: ok` or
+    /// the error), and the host's standard error.
+    static func attempt(_ what: String, grants: [String] = [], in scratch: Scratch, extra: [String] = []) throws -> (line: String?, stderr: String) {
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let run = try scratch.run(
+            ["--plugin", plugin, "--isolate", "intruder", "--sandbox", "on", "--set", "intruder.try=\(what)"]
+                + grants.flatMap { ["--set", "intruder.sandbox.\($0)"] } + extra,
+            stdin: "")
+        let line = run.stderr.split(separator: "\n").first { $0.hasPrefix("intruder: ") }.map(String.init)
+        return (line, run.stderr)
+    }
+
+    static func expectRefused(_ result: (line: String?, stderr: String), _ what: String) {
+        let line = result.line ?? ""
+        #expect(line.hasPrefix("intruder: \(what): ") && !line.hasSuffix(": ok"), "\(result.stderr)")
+        #expect(line.hasSuffix("Permission denied") || line.hasSuffix("Operation not permitted"), "\(line)")
+    }
+
+    static func expectDone(_ result: (line: String?, stderr: String), _ what: String) {
+        #expect(result.line == "intruder: \(what): ok", "\(result.stderr)")
+    }
+
+    /// A secret file of the test's own, outside everything the plugin is granted.
+    static func secret(in scratch: Scratch, _ name: String = "home/secret") throws -> String {
+        let path = scratch.file(name)
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try "do not read\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func theHostsTokenIsOutOfReach() throws {
+        let scratch = try Scratch()
+        // A token the host stored, as it keeps it in its state directory.
+        _ = try scratch.run([], stdin: #"{"pushhost":"token","token":"kept-secret"}"# + "\n")
+        let token = scratch.file("state/token")
+        #expect(FileManager.default.fileExists(atPath: token))
+        Self.expectRefused(try Self.attempt("read:\(token)", in: scratch), "read:\(token)")
+        Self.expectDone(try Self.attempt("read:\(token)", grants: ["read=\(token)"], in: scratch), "read:\(token)")
+    }
+
+    @Test func aFileUnderHomeIsOutOfReach() throws {
+        let scratch = try Scratch()
+        let file = try Self.secret(in: scratch)
+        Self.expectRefused(try Self.attempt("read:\(file)", in: scratch), "read:\(file)")
+        Self.expectDone(try Self.attempt("read:\(file)", grants: ["read=\(scratch.file("home"))"], in: scratch), "read:\(file)")
+    }
+
+    @Test func theSpoolCannotBeWritten() throws {
+        let scratch = try Scratch()
+        let spool = scratch.file("spool")
+        try FileManager.default.createDirectory(atPath: spool + "/new", withIntermediateDirectories: true)
+        let forged = spool + "/new/forged.json"
+        Self.expectRefused(try Self.attempt("write:\(forged)", in: scratch), "write:\(forged)")
+        #expect(!FileManager.default.fileExists(atPath: forged))
+        Self.expectDone(try Self.attempt("write:\(forged)", grants: ["write=\(spool)"], in: scratch), "write:\(forged)")
+    }
+
+    @Test func anotherPluginsStateFolderIsOutOfReach() throws {
+        let scratch = try Scratch()
+        let other = try Self.secret(in: scratch, "state/plugins/other/keys")
+        Self.expectRefused(try Self.attempt("read:\(other)", in: scratch), "read:\(other)")
+        // Its own folder is its to use.
+        Self.expectDone(try Self.attempt("state", in: scratch), "state")
+        #expect(FileManager.default.fileExists(atPath: scratch.file("state/plugins/intruder/kept")))
+    }
+
+    @Test func noConnectionWithoutItsPort() throws {
+        let scratch = try Scratch()
+        let listener = try Listener()
+        let what = "connect:\(listener.port)"
+        Self.expectRefused(try Self.attempt(what, in: scratch), what)
+        Self.expectDone(try Self.attempt(what, grants: ["connect=127.0.0.1:\(listener.port)"], in: scratch), what)
+        // A grant for one port opens no other.
+        Self.expectRefused(try Self.attempt(what, grants: ["connect=127.0.0.1:\(listener.port == 9 ? 10 : 9)"], in: scratch), what)
+    }
+
+    @Test func noPortIsBoundWithoutTheNetwork() throws {
+        let scratch = try Scratch()
+        Self.expectRefused(try Self.attempt("bind:0", in: scratch), "bind:0")
+        Self.expectDone(try Self.attempt("bind:0", grants: ["network=true"], in: scratch), "bind:0")
+    }
+
+    @Test func noProcessIsStartedWithoutExec() throws {
+        let scratch = try Scratch()
+        Self.expectRefused(try Self.attempt("exec", in: scratch), "exec")
+        Self.expectDone(try Self.attempt("exec", grants: ["exec=true"], in: scratch), "exec")
+    }
+
+    @Test func noProcessOutsideCanBeTracedNorSignalled() throws {
+        let scratch = try Scratch()
+        // A process of the same user outside the walls, as the host is.
+        let outside = Process()
+        outside.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        outside.arguments = ["30"]
+        try outside.run()
+        defer { outside.terminate() }
+        let pid = outside.processIdentifier
+        Self.expectRefused(try Self.attempt("ptrace:\(pid)", grants: ["exec=true", "network=true"], in: scratch), "ptrace:\(pid)")
+        Self.expectRefused(try Self.attempt("signal:\(pid)", in: scratch), "signal:\(pid)")
+        // Without walls, the same plugin can.
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=signal:\(pid)"], stdin: "")
+        #expect(run.stderr.contains("intruder: signal:\(pid): ok"), "\(run.stderr)")
+    }
+
+    @Test(arguments: [
+        ("read=/nonexistent-grant", "sandbox.read: /nonexistent-grant: No such file or directory"),
+        ("read=relative/path", "sandbox.read: relative/path is not an absolute path"),
+        ("connect=localhost", "sandbox.connect: localhost is not HOST:PORT"),
+        ("bus=other", "sandbox.bus is other: expected session or system"),
+        ("exec=yes", "sandbox.exec is yes: expected true or false"),
+        ("colour=blue", "sandbox.colour is no grant"),
+    ])
+    func aBadGrantRefusesThePluginNamingIt(_ grant: String, _ reason: String) throws {
+        let scratch = try Scratch()
+        let result = try Self.attempt("state", grants: [grant], in: scratch, extra: ["--skip-bad-plugins"])
+        #expect(result.line == nil, "the plugin was refused before it was opened: \(result.stderr)")
+        #expect(result.stderr.contains("error pushhost: plugin intruder: \(reason)"), "\(result.stderr)")
+        #expect(result.stderr.contains("refused plugin \(scratch.file("intruder.so")): its worker's walls could not stand"), "\(result.stderr)")
+    }
+
+    @Test func aSettingsFileGrantsAList() throws {
+        let scratch = try Scratch()
+        let first = try Self.secret(in: scratch, "one/secret")
+        _ = try Self.secret(in: scratch, "two/secret")
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        try #"{"try": "read:\#(first)", "sandbox": {"read": ["\#(scratch.file("two"))", "\#(scratch.file("one"))"], "exec": false}}"#
+            .write(toFile: scratch.file("intruder.json"), atomically: true, encoding: .utf8)
+        let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--sandbox", "on"], stdin: "")
+        #expect(run.stderr.contains("intruder: read:\(first): ok"), "\(run.stderr)")
+    }
+
+    @Test func withoutSandboxNothingIsWalled() throws {
+        let scratch = try Scratch()
+        let file = try Self.secret(in: scratch)
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=read:\(file)"], stdin: "")
+        #expect(run.stderr.contains("intruder: read:\(file): ok"), "\(run.stderr)")
+    }
+}
+
+/// A TCP listener on loopback for the length of a test.
+final class Listener {
+    let fd: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    deinit {
+        close(fd)
+    }
+}
