@@ -23,6 +23,9 @@ struct PluginsCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Say which plugins run --isolate would run in a worker process, and read those in one; 'all' for every plugin (repeatable).", valueName: "NAME|all"))
     var isolate: [String] = []
 
+    @Option(help: ArgumentHelp("Scan the plugins run would isolate behind the walls run --sandbox puts up.", valueName: "off|on|strict"))
+    var sandbox: SandboxMode = .off
+
     @Option(help: ArgumentHelp("Refuse a plugin whose scan in a worker has not finished loading it after this many seconds (0: no limit).", valueName: "SECONDS"))
     var handlerTimeout = 30.0
 
@@ -39,6 +42,7 @@ struct PluginsCommand: ParsableCommand, LoggingCommand {
         let overrides = try settings.map { text throws(UsageError) in try SettingOverride(parsing: text) }
         var isolation = IsolationOptions(isolating: isolate)
         isolation.handlerTimeout = handlerTimeout
+        isolation.sandbox = sandbox
         isolation.logArguments = try log.workerArguments()
         let catalog = PluginCatalog(paths: try plugins.pluginFiles.paths(), isolation: isolation, overrides: overrides)
         if catalog.entries.isEmpty {

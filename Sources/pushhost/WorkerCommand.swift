@@ -50,7 +50,7 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        if scan { PluginScan.serve(file: plugin, host: host, logger: Logger(label: "pushhost")) }
+        if scan { PluginScan.serve(file: plugin, host: host, sandbox: sandbox, logger: Logger(label: "pushhost")) }
         guard let state else { throw UsageError("--state is needed, except with --scan") }
         var values: [String: String] = [:]
         for setting in settings {

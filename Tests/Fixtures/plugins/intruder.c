@@ -9,6 +9,8 @@
  *   ptrace:PID     attach to PID
  *   signal:PID     send PID signal 0
  *   state          write a file into its state folder (ph.state/1)
+ * and, with INTRUDER_MARK=PATH in its environment, its constructor tries
+ * to create PATH.
  */
 #define _GNU_SOURCE
 #include <pushhost.h>
@@ -90,6 +92,16 @@ static int attempt(const ph_host *h, const char *what) {
     }
     if (fd >= 0) close(fd);
     return fd < 0 ? -1 : 0;
+}
+
+/* Its library's constructor, which runs in the host's scan of it: with
+ * INTRUDER_MARK set, it tries to create that file. */
+__attribute__((constructor)) static void on_load(void) {
+    const char *mark = getenv("INTRUDER_MARK");
+    if (!mark) return;
+    int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    fprintf(stderr, "intruder: constructor: %s\n", fd >= 0 ? "ok" : strerror(errno));
+    if (fd >= 0) close(fd);
 }
 
 static void *create(const ph_host *h, const ph_config *c) {

@@ -139,6 +139,22 @@ import Testing
         #expect(run.stderr.contains("intruder: read:\(first): ok"), "\(run.stderr)")
     }
 
+    /// The scan of an isolated plugin runs its library's constructor behind the walls too.
+    @Test func theScanIsWalled() throws {
+        let scratch = try Scratch()
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let mark = scratch.file("home/marked")
+        try FileManager.default.createDirectory(atPath: scratch.file("home"), withIntermediateDirectories: true)
+        let walled = try Command.pushhost(
+            ["plugins", "--plugin", plugin, "--isolate", "all", "--sandbox", "on"], environment: ["INTRUDER_MARK": mark])
+        #expect(walled.stderr.contains("intruder: constructor: Permission denied"), "\(walled.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: mark))
+        #expect(walled.stdout.contains("intruder"), "\(walled.stdout)")
+        let open = try Command.pushhost(["plugins", "--plugin", plugin, "--isolate", "all"], environment: ["INTRUDER_MARK": mark])
+        #expect(open.stderr.contains("intruder: constructor: ok"), "\(open.stderr)")
+        #expect(FileManager.default.fileExists(atPath: mark))
+    }
+
     @Test func withoutSandboxNothingIsWalled() throws {
         let scratch = try Scratch()
         let file = try Self.secret(in: scratch)

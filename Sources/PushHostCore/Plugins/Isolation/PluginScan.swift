@@ -15,12 +15,19 @@ package enum PluginScan {
     /// The socket to the host.
     static let channel: Int32 = 3
 
-    /// Scans `file` and exits: 0 once it answered, 1 when the host is not
-    /// its parent or its answer could not be written.
-    package static func serve(file: String, host: pid_t, logger: Logger) -> Never {
+    /// Scans `file` (behind walls, unless `sandbox` is off) and exits: 0
+    /// once it answered, 1 when the host is not its parent or its answer
+    /// could not be written.
+    package static func serve(file: String, host: pid_t, sandbox: SandboxMode, logger: Logger) -> Never {
         WorkerSpawn.closeInherited(from: channel + 1)
         WorkerSpawn.dieWithParent()
         if getppid() != host { exit(1) }
+        // Its library's constructor runs behind the worker's walls too, with
+        // the grants of its settings file and no state folder; the worker
+        // says what did not stand, and refuses what is malformed.
+        if sandbox != .off, let grants = try? SandboxGrants(settings: (try? SettingsFile.read(besides: file)) ?? [:]) {
+            _ = Walls.raise(file: file, stateFolder: nil, grants: grants)
+        }
         var warned: Set<String> = []
         let answer: [UInt8]
         do {

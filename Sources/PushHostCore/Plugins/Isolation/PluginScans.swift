@@ -53,7 +53,8 @@ enum PluginScans {
         }
         defer { close(ends[1]) }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-        let arguments = ["--scan", "--plugin", file, "--host", "\(getpid())"] + isolation.logArguments
+        let walls = isolation.sandbox == .off ? [] : ["--sandbox", isolation.sandbox.rawValue]
+        let arguments = ["--scan", "--plugin", file, "--host", "\(getpid())"] + walls + isolation.logArguments
         switch WorkerSpawn.start(IsolationOptions.executable, arguments, descriptors: [(PluginScan.channel, ends[1])], outputToError: true) {
         case .success(let child):
             return Scan(pid: child, fd: ends[0])

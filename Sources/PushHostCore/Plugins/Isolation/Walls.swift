@@ -116,7 +116,7 @@ enum Walls {
         var folders: Set<String> = []
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), maps) != nil {
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard let slash = text.firstIndex(of: "/") else { continue }
             var path = String(text[slash...])
             while path.last == "\n" { path.removeLast() }
