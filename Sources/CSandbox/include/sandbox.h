@@ -1,15 +1,11 @@
 #ifndef PUSHHOST_SANDBOX_H
 #define PUSHHOST_SANDBOX_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 
 #include <stddef.h>
 #include <stdint.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -128,6 +124,8 @@ struct scmp_arg_cmp {
 #define SCMP_ACT_ERRNO(x) (0x00050000U | ((x) & 0x0000ffffU))
 #define SCMP_CMP_EQ 4
 #define SCMP_CMP_MASKED_EQ 7
+/* <sched.h> names it only under _GNU_SOURCE, which a module header must not define. */
+#define PH_CLONE_THREAD 0x00010000
 
 struct seccomp_library {
     scmp_filter_ctx (*init)(uint32_t);
@@ -210,7 +208,7 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
     if (rc == 0 && !grants->exec) {
         /* A new thread is a clone with CLONE_THREAD; clone3's flags are out of a filter's reach, so it is
          * refused with ENOSYS, and the C library falls back to clone. */
-        struct scmp_arg_cmp process[] = {{0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0}};
+        struct scmp_arg_cmp process[] = {{0, SCMP_CMP_MASKED_EQ, PH_CLONE_THREAD, 0}};
         const char *const spawning[] = {"fork", "vfork", "execve", "execveat"};
         for (size_t i = 0; rc == 0 && i < sizeof spawning / sizeof *spawning; i++) rc = ph_seccomp_refuse(&lib, ctx, spawning[i], 0, NULL, error, size);
         if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "clone", 1, process, error, size);

@@ -18,7 +18,7 @@ package enum SandboxMode: String, Sendable, CaseIterable {
 ///
 /// In the flat settings a plugin sees, each key is `sandbox.KEY`, and a list
 /// is its items one per line.
-struct SandboxGrants: Equatable {
+struct SandboxGrants {
     var read: [String] = []
     var write: [String] = []
     /// `HOST:PORT` each.
@@ -35,11 +35,6 @@ struct SandboxGrants: Equatable {
     static let keys: Set<String> = ["read", "write", "connect", "bus", "network", "exec", "memory", "files"]
     static let listKeys: Set<String> = ["read", "write", "connect"]
     static let prefix = "sandbox."
-
-    static func == (a: SandboxGrants, b: SandboxGrants) -> Bool {
-        a.read == b.read && a.write == b.write && a.connect.map { "\($0.host):\($0.port)" } == b.connect.map { "\($0.host):\($0.port)" }
-            && a.bus == b.bus && a.network == b.network && a.exec == b.exec && a.memory == b.memory && a.files == b.files
-    }
 
     /// The grants in `settings`; why not, naming the setting, when one is
     /// malformed or names a path that does not exist.
