@@ -38,7 +38,8 @@ struct DesktopActionTests {
             self.server = server
             host = try HostProcess(
                 ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
-                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")] + (isolated ? ["--isolate", "all"] : []),
+                 "--plugin", try DesktopPlugin.path(), "--plugin", Paths.sample("issues")]
+                    + TransportWorker.walled(isolated, "desktop", grants: ["bus=session"]),
                 errorPath: scratch.file("stderr.log"), environment: bus.environment, input: input)
             try input.fileHandleForWriting.write(contentsOf: Data((message + "\n").utf8))
             first = try #require(try server.waitForCalls(calls).last)

@@ -19,7 +19,7 @@ struct DesktopNotifyTests {
         let feed = Pipe()
         let host = try HostProcess(
             ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--plugin",
-             try DesktopPlugin.path()] + sets + more + (isolated ? ["--isolate", "all"] : []),
+             try DesktopPlugin.path()] + sets + more + TransportWorker.walled(isolated, "desktop", grants: ["bus=session"]),
             errorPath: scratch.file("stderr.log"), environment: bus.environment, input: feed)
         #expect(TransportWorker.runs(host, plugin: try DesktopPlugin.path(), isolated: isolated), "\(host.stderr)")
         try feed.fileHandleForWriting.write(contentsOf: Data(input.utf8))

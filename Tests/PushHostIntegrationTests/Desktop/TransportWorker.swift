@@ -32,6 +32,14 @@ enum TransportWorker {
         return found.count == 1 && found != previous.map { [$0] } ? found[0] : nil
     }
 
+    /// The run arguments of an isolated run (`--isolate all`) behind walls
+    /// (`--sandbox on`), the plugin `name` granted `grants` (`KEY=VALUE`,
+    /// as its settings would grant them); none when not `isolated`.
+    static func walled(_ isolated: Bool, _ name: String, grants: [String]) -> [String] {
+        guard isolated else { return [] }
+        return ["--isolate", "all", "--sandbox", "on"] + grants.flatMap { ["--set", "\(name).sandbox.\($0)"] }
+    }
+
     /// Whether `host` runs the plugin `file` as it should: in a worker of
     /// its own when `isolated`, else in no worker at all.
     static func runs(_ host: HostProcess, plugin file: String, isolated: Bool) -> Bool {

@@ -18,7 +18,8 @@ final class NatsHost {
 
     /// Starts the instance `name` with `settings` over the defaults (a value
     /// "" removes one) and `plugins` (run arguments) after the nats plugin;
-    /// `isolated`: every plugin in a worker (`--isolate all`).
+    /// `isolated`: every plugin in a worker (`--isolate all`), behind walls
+    /// that let nats connect to the server and nothing else.
     init(_ name: String, _ scratch: Scratch, server: NatsServer, settings: [String: String] = [:], plugins: [String] = [],
          options: [String] = [], isolated: Bool = false) throws {
         self.name = name
@@ -28,7 +29,7 @@ final class NatsHost {
             ["run", "--state", scratch.file("\(name)-state"), "--report", scratch.file("\(name)-report.ndjson"),
              "--plugin", try NatsPlugin.path()]
                 + all.sorted { $0.key < $1.key }.flatMap { ["--set", "nats.\($0.key)=\($0.value)"] } + plugins + options
-                + (isolated ? ["--isolate", "all"] : []),
+                + TransportWorker.walled(isolated, "nats", grants: ["connect=" + server.url.replacingOccurrences(of: "nats://", with: "")]),
             errorPath: scratch.file("\(name)-stderr.log"))
     }
 

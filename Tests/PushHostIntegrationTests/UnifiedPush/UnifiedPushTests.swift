@@ -23,7 +23,7 @@ struct UnifiedPushTests {
                 ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"),
                  "--plugin", try UnifiedPushPlugin.path(), "--set", "unifiedpush.app_id=\(UnifiedPushTests.app)",
                  "--plugin", Paths.sample("token-log"), "--plugin", Paths.sample("notify")] + settings
-                    + (isolated ? ["--isolate", "all"] : []),
+                    + TransportWorker.walled(isolated, "unifiedpush", grants: ["bus=session"]),
                 errorPath: scratch.file("stderr.log"), environment: bus.environment)
         }
 
