@@ -57,6 +57,7 @@ struct ph_seccomp_grants {
  * ph_landlock_allow_port: grants `access` on TCP port `port`.
  * ph_landlock_restrict: puts the ruleset on this process (after ph_no_new_privs).
  * ph_no_new_privs: PR_SET_NO_NEW_PRIVS, nothing this process runs gains privileges.
+ * ph_seccomp_available: whether libseccomp opens here (1 or 0).
  * ph_seccomp_load: the filter, through libseccomp opened at run time (so
  *   that the host builds without its headers); refused calls fail with EPERM.
  */
@@ -176,6 +177,13 @@ static const char *const ph_seccomp_refused[] = {
     "lookup_dcookie", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
     "setdomainname", "vhangup",
 };
+
+/* Whether libseccomp can be opened here (what `pushhost plugins` says). */
+static inline int ph_seccomp_available(void) {
+    struct seccomp_library lib;
+    char error[256];
+    return ph_seccomp_open(&lib, error, sizeof error) == 0;
+}
 
 static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *error, size_t size) {
     struct seccomp_library lib;

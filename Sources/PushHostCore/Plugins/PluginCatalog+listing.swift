@@ -5,6 +5,7 @@ extension PluginCatalog {
     /// issues 1.0.0 (ABI 1.0) plugins/issues.so
     ///   roles: screen; targets: issues
     ///   isolated: yes (--isolate all)
+    ///   walls: no new privileges, landlock 7, seccomp; grants: read /srv/images
     ///   Foreground screen for the "issues" target.
     /// legacy 2.1.0 (ffi) plugins/legacy.ffi.json
     ///   roles: background
@@ -29,6 +30,7 @@ extension PluginCatalog {
                 text += "\n"
                 let reason = isolationReason(plugin, file: entry.file)
                 text += "  isolated: \(reason.map { "yes (\($0))" } ?? "no")\n"
+                if reason != nil, isolation.sandbox != .off { text += "  walls: \(wallsText(plugin))\n" }
                 if !descriptor.summary.isEmpty { text += "  \(descriptor.summary)\n" }
                 if let manifest = descriptor.manifest {
                     text += "  library: \(manifest.libraries.joined(separator: ", "))\n"
@@ -43,6 +45,41 @@ extension PluginCatalog {
     /// (as ``IsolationOptions/reason(_:file:settings:overrides:)``), or nil.
     private func isolationReason(_ plugin: Loadable, file: String) -> String? {
         isolation.reason(plugin.descriptor.name, file: file, settings: plugin.settings, overrides: overrides)
+    }
+
+    /// The grants of `plugin` as a run gives them (its settings file's,
+    /// then `--set`), or why they cannot be used.
+    private func grants(_ plugin: Loadable) -> Result<SandboxGrants, SandboxProblem> {
+        let settings = SandboxGrants.merge(plugin.settings, overrides.filter { $0.plugin == plugin.descriptor.name }.map { ($0.key, $0.value) })
+        return Result { () throws(SandboxProblem) in try SandboxGrants(settings: settings) }
+    }
+
+    /// The walls a worker would put up for `plugin`, and its grants, on one line.
+    private func wallsText(_ plugin: Loadable) -> String {
+        let (landlock, seccomp) = Walls.available
+        var stand = ["no new privileges"]
+        if landlock > 0 { stand.append("landlock \(landlock)") }
+        if seccomp { stand.append("seccomp") }
+        var text = stand.joined(separator: ", ")
+        if landlock == 0 || !seccomp {
+            text += "; cannot stand: " + ([landlock == 0 ? "landlock" : nil, seccomp ? nil : "seccomp"].compactMap { $0 }).joined(separator: ", ")
+        }
+        switch grants(plugin) {
+        case .failure(let problem):
+            return text + "; refused: \(problem)"
+        case .success(let grants):
+            var granted: [String] = []
+            if !grants.read.isEmpty { granted.append("read " + grants.read.joined(separator: " ")) }
+            if !grants.write.isEmpty { granted.append("write " + grants.write.joined(separator: " ")) }
+            if grants.network {
+                granted.append("network")
+            } else if !grants.connect.isEmpty {
+                granted.append("connect " + grants.connect.map { "\($0.host):\($0.port)" }.joined(separator: " "))
+            }
+            if let bus = grants.bus { granted.append("bus " + bus) }
+            if grants.exec { granted.append("exec") }
+            return text + (granted.isEmpty ? "" : "; grants: " + granted.joined(separator: "; "))
+        }
     }
 
     /// Whether a run with the same flags runs `plugin` in a worker.
@@ -75,7 +112,9 @@ extension PluginCatalog {
                 line.strings("roles", descriptor.roles.map(\.rawValue))
                 line.strings("targets", descriptor.targets)
                 line.key("isolated")
-                line.bytes += (isIsolated(plugin, file: entry.file) ? "true" : "false").utf8
+                let isolated = isIsolated(plugin, file: entry.file)
+                line.bytes += (isolated ? "true" : "false").utf8
+                if isolated, isolation.sandbox != .off { sandboxJSON(plugin, into: &line) }
                 if let manifest = descriptor.manifest {
                     line.strings("libraries", manifest.libraries)
                     line.objects("functions", manifest.signatures) { object, function in
@@ -87,5 +126,35 @@ extension PluginCatalog {
             bytes = line.finished()
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The walls a worker would put up for `plugin` and its grants, as the member `sandbox`:
+    /// `{"landlock":7,"seccomp":true,"read":[...],"write":[...],"network":[...],"bus":"session","exec":false}`,
+    /// `network` being `true` when the network is granted whole; `{"refused": "..."}` when the grants are malformed.
+    private func sandboxJSON(_ plugin: Loadable, into line: inout JSONLine) {
+        let (landlock, seccomp) = Walls.available
+        let grants = self.grants(plugin)
+        line.key("sandbox")
+        line.object { object in
+            object.number("landlock", landlock)
+            object.key("seccomp")
+            object.bytes += (seccomp ? "true" : "false").utf8
+            switch grants {
+            case .failure(let problem):
+                object.string("refused", problem.description)
+            case .success(let grants):
+                object.strings("read", grants.read)
+                object.strings("write", grants.write)
+                if grants.network {
+                    object.key("network")
+                    object.bytes += "true".utf8
+                } else {
+                    object.strings("network", grants.connect.map { "\($0.host):\($0.port)" })
+                }
+                object.string("bus", grants.bus)
+                object.key("exec")
+                object.bytes += (grants.exec ? "true" : "false").utf8
+            }
+        }
     }
 }

@@ -155,6 +155,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: mark))
     }
 
+    /// `pushhost plugins` says which walls a run would put up, and what the plugin is granted.
+    @Test func theListingSaysTheWallsAndTheGrants() throws {
+        let scratch = try Scratch()
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let flags = ["--plugin", plugin, "--isolate", "all", "--sandbox", "on", "--set", "intruder.sandbox.read=/usr",
+                     "--set", "intruder.sandbox.connect=127.0.0.1:4222", "--set", "intruder.sandbox.bus=session"]
+        let json = try Command.pushhost(["plugins", "--json"] + flags)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        let sandbox = try #require(object["sandbox"] as? [String: Any], "\(json.stdout)")
+        #expect((sandbox["landlock"] as? Int ?? 0) >= 1)
+        #expect(sandbox["seccomp"] as? Bool == true)
+        #expect(sandbox["read"] as? [String] == ["/usr"])
+        #expect(sandbox["write"] as? [String] == [])
+        #expect(sandbox["network"] as? [String] == ["127.0.0.1:4222"])
+        #expect(sandbox["bus"] as? String == "session")
+        #expect(sandbox["exec"] as? Bool == false)
+        let text = try Command.pushhost(["plugins"] + flags)
+        #expect(text.stdout.contains("  walls: no new privileges, landlock "), "\(text.stdout)")
+        #expect(text.stdout.contains("; grants: read /usr; connect 127.0.0.1:4222; bus session\n"), "\(text.stdout)")
+        // Not isolated, or no walls: nothing about them.
+        let open = try Command.pushhost(["plugins", "--json", "--plugin", plugin, "--isolate", "all"])
+        #expect(!open.stdout.contains("sandbox"), "\(open.stdout)")
+    }
+
     @Test func withoutSandboxNothingIsWalled() throws {
         let scratch = try Scratch()
         let file = try Self.secret(in: scratch)

@@ -20,6 +20,12 @@ enum Walls {
         var fell: [String] = []
     }
 
+    /// The Landlock ABI the kernel offers (0: none), and whether the seccomp
+    /// filter can be built here: the walls a worker would put up.
+    static var available: (landlock: Int, seccomp: Bool) {
+        (max(0, Int(ph_landlock_abi())), ph_seccomp_available() != 0)
+    }
+
     /// Raises the walls for the plugin at `file` whose state folder is
     /// `stateFolder`, with `grants`; what stood.
     static func raise(file: String, stateFolder: String?, grants: SandboxGrants) -> Standing {
