@@ -113,6 +113,8 @@ package final class WorkerLoop {
         }
         let plugins = stateDirectory + "/plugins", folder = plugins + "/" + name
         let problem = PluginStateFolder.make(plugins) ?? PluginStateFolder.make(folder)
+        // The handles' regions are the worker's, not its plugin's: reserved before a memory limit counts.
+        _ = (Handles.messages, Handles.chains)
         if let problem { logger.error("plugin \(name): no state folder: \(problem)") }
         let standing = Walls.raise(file: file, stateFolder: problem == nil ? folder : nil, grants: grants)
         guard !standing.fell.isEmpty else {

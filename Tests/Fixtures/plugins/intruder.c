@@ -9,6 +9,7 @@
  *   ptrace:PID     attach to PID
  *   signal:PID     send PID signal 0
  *   state          write a file into its state folder (ph.state/1)
+ *   alloc:MIB      allocate MIB mebibytes and touch them
  * and, with INTRUDER_MARK=PATH in its environment, its constructor tries
  * to create PATH.
  */
@@ -76,6 +77,13 @@ static int attempt(const ph_host *h, const char *what) {
         return (int)ptrace(PTRACE_ATTACH, (pid_t)atoi(argument), NULL, NULL);
     } else if (strncmp(what, "signal:", 7) == 0) {
         return kill((pid_t)atoi(argument), 0);
+    } else if (strncmp(what, "alloc:", 6) == 0) {
+        size_t size = (size_t)atol(argument) << 20;
+        char *block = malloc(size);
+        if (!block) return -1;
+        memset(block, 1, size);
+        free(block);
+        return 0;
     } else if (strcmp(what, "state") == 0) {
         const ph_state *state = h->get_extension(h, PH_EXT_STATE);
         const char *folder = state ? state->directory(h) : NULL;

@@ -112,6 +112,15 @@ import Testing
         #expect(run.stderr.contains("intruder: signal:\(pid): ok"), "\(run.stderr)")
     }
 
+    /// `memory` caps the worker's address space: a plugin that allocates past it gets no memory, and the host goes on.
+    @Test func memoryPastItsLimitIsNotGiven() throws {
+        let scratch = try Scratch()
+        let refused = try Self.attempt("alloc:512", grants: ["memory=256"], in: scratch)
+        #expect(refused.line == "intruder: alloc:512: Cannot allocate memory", "\(refused.stderr)")
+        Self.expectDone(try Self.attempt("alloc:64", grants: ["memory=256"], in: scratch), "alloc:64")
+        Self.expectDone(try Self.attempt("alloc:512", in: scratch), "alloc:512")
+    }
+
     @Test(arguments: [
         ("read=/nonexistent-grant", "sandbox.read: /nonexistent-grant: No such file or directory"),
         ("read=relative/path", "sandbox.read: relative/path is not an absolute path"),

@@ -27,7 +27,7 @@ struct SandboxGrants {
     var bus: String?
     var network = false
     var exec = false
-    /// MiB of address space, and open files; nil for the host's.
+    /// MiB of address space beyond the worker's own at start, and open files; nil for no limit.
     var memory: Int?
     var files: Int?
 

@@ -50,13 +50,26 @@ enum Walls {
 
     private static func limit(_ grants: SandboxGrants, _ standing: inout Standing) {
         if let memory = grants.memory {
-            var limit = rlimit(rlim_cur: rlim_t(memory) << 20, rlim_max: rlim_t(memory) << 20)
+            // Beyond what the worker itself has mapped now (its runtime, its
+            // handles' regions): the plugin's library and what it allocates.
+            let bytes = rlim_t(ownAddressSpace()) + (rlim_t(memory) << 20)
+            var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
             if setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 { standing.stood.append("memory \(memory) MiB") } else { standing.fell.append("memory limit") }
         }
         if let files = grants.files {
             var limit = rlimit(rlim_cur: rlim_t(files), rlim_max: rlim_t(files))
             if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { standing.stood.append("\(files) open files") } else { standing.fell.append("open files limit") }
         }
+    }
+
+    /// The bytes of address space this process has mapped, from `/proc/self/statm`.
+    private static func ownAddressSpace() -> Int {
+        guard let statm = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(statm) }
+        var line = [CChar](repeating: 0, count: 128)
+        guard fgets(&line, Int32(line.count), statm) != nil else { return 0 }
+        let first = String(decoding: line.prefix { $0 != 0 && $0 != 32 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (Int(first) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The rights on files each Landlock ABI knows.
