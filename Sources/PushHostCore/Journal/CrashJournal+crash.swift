@@ -30,7 +30,7 @@ extension CrashJournal {
         static func signalName(_ number: Int32) -> String {
             let names: [Int32: String] = [
                 SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE",
-                SIGABRT: "SIGABRT", SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS", SIGKILL: "SIGKILL",
+                SIGABRT: "SIGABRT", SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS", SIGKILL: "SIGKILL", SIGXCPU: "SIGXCPU",
             ]
             return names[number] ?? "signal \(number)"
         }

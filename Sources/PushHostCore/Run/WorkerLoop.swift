@@ -38,6 +38,8 @@ package final class WorkerLoop {
     private let platform: Platform?
     /// `--worker-memory` in MiB (0: none), and `/proc/self/statm` to check it after each call.
     private let memoryLimit: Int
+    /// The CPU seconds a call may take (a plugin's `cpu` grant), or nil.
+    private var cpuPerCall: Int?
     private let statm: Int32
     private let targetKey: [UInt8]
     /// Messages whose `on_data` gave `PH_PENDING`, by handle: their call.
@@ -73,7 +75,18 @@ package final class WorkerLoop {
         do {
             // Read before the walls go up: the state directory is outside them.
             tokens = try TokenStore(directory: stateDirectory, logger: logger)
-            if sandbox != .off, let name { Self.raiseWalls(sandbox, file: file, name: name, settings: settings, stateDirectory: stateDirectory, logger: logger) }
+            if sandbox != .off, let name {
+                cpuPerCall = Self.raiseWalls(sandbox, file: file, name: name, settings: settings, stateDirectory: stateDirectory, logger: logger)
+                if let cpuPerCall {
+                    // Its default (end the process), and not blocked, whatever the host inherited.
+                    signal(SIGXCPU, SIG_DFL)
+                    var set = sigset_t()
+                    sigemptyset(&set)
+                    sigaddset(&set, SIGXCPU)
+                    pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                    Walls.allowCPU(cpuPerCall)
+                }
+            }
             // The host checked the manifest's libraries as it checks plugin files.
             descriptor = file.hasSuffix(FFIManifest.suffix) ? try FFIPlugin.load(file) { _ throws(PluginRefusal) in } : try PluginLibrary.open(file)
         } catch {
@@ -100,10 +113,11 @@ package final class WorkerLoop {
     /// Puts up the walls (``Walls``) for the plugin `name` at `file`, with
     /// the grants in its `settings`, its state folder made first so that it
     /// can be granted; exits with ``WorkerLaunch/wallsFailed`` when a grant
-    /// is malformed, or under `strict` when a wall cannot stand.
+    /// is malformed, or under `strict` when a wall cannot stand. The CPU
+    /// seconds a call may take, when granted.
     private static func raiseWalls(
         _ mode: SandboxMode, file: String, name: String, settings: [String: String], stateDirectory: String, logger: Logger
-    ) {
+    ) -> Int? {
         let grants: SandboxGrants
         do {
             grants = try SandboxGrants(settings: settings)
@@ -118,7 +132,8 @@ package final class WorkerLoop {
         if let problem { logger.error("plugin \(name): no state folder: \(problem)") }
         let standing = Walls.raise(file: file, stateFolder: problem == nil ? folder : nil, grants: grants)
         guard !standing.fell.isEmpty else {
-            return logger.debug("plugin \(name): its worker's walls stand: \(standing.stood.joined(separator: ", "))")
+            logger.debug("plugin \(name): its worker's walls stand: \(standing.stood.joined(separator: ", "))")
+            return grants.cpu
         }
         let fell = standing.fell.joined(separator: "; ")
         if mode == .strict {
@@ -126,6 +141,7 @@ package final class WorkerLoop {
             exit(WorkerLaunch.wallsFailed)
         }
         logger.warning("plugin \(name): its worker runs without these walls: \(fell); standing: \(standing.stood.joined(separator: ", "))")
+        return grants.cpu
     }
 
     /// Says the plugin is created, then serves calls; never returns.
@@ -172,6 +188,7 @@ package final class WorkerLoop {
         case .call:
             guard let handler = PluginHandler(rawValue: Int32(frame.handler)) else { return }
             ring.noteBegun(frame.call)
+            if let cpuPerCall { Walls.allowCPU(cpuPerCall) }
             call(handler, frame)
             if memoryLimit > 0, let resident = residentMiB(), resident > memoryLimit {
                 WorkerFrame.append(.recycling, number: Int32(clamping: resident), to: &out)

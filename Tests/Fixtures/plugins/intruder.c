@@ -10,6 +10,8 @@
  *   signal:PID     send PID signal 0
  *   state          write a file into its state folder (ph.state/1)
  *   alloc:MIB      allocate MIB mebibytes and touch them
+ *   spin:SECONDS   keep the CPU busy that long
+ * With `spin` set to SECONDS, each on_background keeps the CPU busy that long.
  * and, with INTRUDER_MARK=PATH in its environment, its constructor tries
  * to create PATH.
  */
@@ -30,6 +32,25 @@
 #include <unistd.h>
 
 #include "noop.h"
+
+#include <time.h>
+
+static double spin_seconds;
+
+/* Keeps the CPU busy for `seconds` of its own time. */
+static void spin(double seconds) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+    do {
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    } while ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 < seconds);
+}
+
+static void on_background(void *self, const ph_message *m) {
+    (void)self;
+    (void)m;
+    if (spin_seconds > 0) spin(spin_seconds);
+}
 
 static int tcp(const char *port, int connecting) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -77,6 +98,9 @@ static int attempt(const ph_host *h, const char *what) {
         return (int)ptrace(PTRACE_ATTACH, (pid_t)atoi(argument), NULL, NULL);
     } else if (strncmp(what, "signal:", 7) == 0) {
         return kill((pid_t)atoi(argument), 0);
+    } else if (strncmp(what, "spin:", 5) == 0) {
+        spin(atof(argument));
+        return 0;
     } else if (strncmp(what, "alloc:", 6) == 0) {
         size_t size = (size_t)atol(argument) << 20;
         char *block = malloc(size);
@@ -115,6 +139,8 @@ __attribute__((constructor)) static void on_load(void) {
 static void *create(const ph_host *h, const ph_config *c) {
     const char *what = h->config_get(c, "try");
     if (!what) what = "";
+    const char *seconds = h->config_get(c, "spin");
+    if (seconds) spin_seconds = atof(seconds);
     int rc = attempt(h, what);
     fprintf(stderr, "intruder: %s: %s\n", what, rc == 0 ? "ok" : strerror(errno));
     return (void *)h;
@@ -125,7 +151,7 @@ static const ph_plugin plugin = {
     .name = "intruder",
     .version = "1.0.0",
     .create = create,
-    .on_background = on_message,
+    .on_background = on_background,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

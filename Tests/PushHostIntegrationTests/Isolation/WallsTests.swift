@@ -121,6 +121,28 @@ import Testing
         Self.expectDone(try Self.attempt("alloc:512", in: scratch), "alloc:512")
     }
 
+    /// `cpu` bounds the CPU time of each call (and of `create`): past it,
+    /// the kernel ends the worker (SIGXCPU), which costs that call only.
+    @Test func aCallPastItsCPUSecondsCostsOnlyThatCall() throws {
+        let scratch = try Scratch()
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let message = #"{"data":{"title":"t","body":"b"},"message_id":"m-ID"}"#
+        let input = ["1", "2"].map { message.replacingOccurrences(of: "ID", with: $0) }.joined(separator: "\n") + "\n"
+        let run = try scratch.runHost(
+            ["--plugin", plugin, "--isolate", "intruder", "--sandbox", "on", "--set", "intruder.spin=3", "--set", "intruder.sandbox.cpu=1"],
+            stdin: input)
+        #expect(run.stderr.contains("error pushhost: plugin intruder crashed in on_background: SIGXCPU"), "\(run.stderr)")
+        #expect(run.statuses == ["failed", "failed"], "\(run.stderr)")
+        // Within its seconds, the same calls go through.
+        let within = try scratch.runHost(
+            ["--plugin", plugin, "--isolate", "intruder", "--sandbox", "on", "--set", "intruder.spin=0.2", "--set", "intruder.sandbox.cpu=2"],
+            stdin: input, tag: "2")
+        #expect(within.statuses == ["delivered", "delivered"], "\(within.stderr)")
+        // A create past it: the plugin is refused.
+        let create = try Self.attempt("spin:4", grants: ["cpu=1"], in: scratch, extra: ["--skip-bad-plugins"])
+        #expect(create.stderr.contains("its worker ended before the plugin was created (SIGXCPU)"), "\(create.stderr)")
+    }
+
     @Test(arguments: [
         ("read=/nonexistent-grant", "sandbox.read: /nonexistent-grant: No such file or directory"),
         ("read=relative/path", "sandbox.read: relative/path is not an absolute path"),

@@ -30,9 +30,11 @@ struct SandboxGrants {
     /// MiB of address space beyond the worker's own at start, and open files; nil for no limit.
     var memory: Int?
     var files: Int?
+    /// CPU seconds each call may take (and `create`).
+    var cpu: Int?
 
     /// The settings keys a grant is read from, and which of them take a list.
-    static let keys: Set<String> = ["read", "write", "connect", "bus", "network", "exec", "memory", "files"]
+    static let keys: Set<String> = ["read", "write", "connect", "bus", "network", "exec", "memory", "files", "cpu"]
     static let listKeys: Set<String> = ["read", "write", "connect"]
     static let prefix = "sandbox."
 
@@ -53,6 +55,7 @@ struct SandboxGrants {
             case "exec": exec = try Self.flag(value, key: key)
             case "memory": memory = try Self.count(value, key: key)
             case "files": files = try Self.count(value, key: key)
+            case "cpu": cpu = try Self.count(value, key: key)
             default: throw SandboxProblem("\(key) is no grant (there are \(Self.keys.sorted().joined(separator: ", ")))")
             }
         }

@@ -62,6 +62,20 @@ enum Walls {
         }
     }
 
+    /// Lets the next call take `seconds` of CPU beyond what the process
+    /// used so far: past it, the kernel ends the worker with SIGXCPU, which
+    /// the host reports as a crash of that call. (A plugin that catches the
+    /// signal is still held to `--handler-timeout`.)
+    static func allowCPU(_ seconds: Int) {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return }
+        let used = Int(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit) == 0 else { return }
+        limit.rlim_cur = min(rlim_t(used + seconds), limit.rlim_max)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+    }
+
     /// The bytes of address space this process has mapped, from `/proc/self/statm`.
     private static func ownAddressSpace() -> Int {
         guard let statm = fopen("/proc/self/statm", "r") else { return 0 }
