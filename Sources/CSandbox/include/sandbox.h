@@ -4,14 +4,33 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <dlfcn.h>
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+
+/* The C library's functions this header calls, under names of its own (the
+ * symbols are the C library's): a module header that included <unistd.h>
+ * and its kin would own their declarations, and Swift files that do not
+ * import this module would lose them (`_SC_PAGESIZE`, `sysconf`). */
+extern long ph_syscall(long number, ...) __asm__("syscall");
+extern int ph_prctl(int option, ...) __asm__("prctl");
+extern void *ph_dlopen(const char *file, int mode) __asm__("dlopen");
+extern void *ph_dlsym(void *handle, const char *name) __asm__("dlsym");
+extern char *ph_dlerror(void) __asm__("dlerror");
+extern int ph_snprintf(char *out, size_t size, const char *format, ...) __asm__("snprintf");
+extern char *ph_strerror(int number) __asm__("strerror");
+
+/* The constants it needs, as Linux and glibc number them on every architecture. */
+#define PH_NR_LANDLOCK_CREATE_RULESET 444
+#define PH_NR_LANDLOCK_ADD_RULE 445
+#define PH_NR_LANDLOCK_RESTRICT_SELF 446
+#define PH_PR_SET_NO_NEW_PRIVS 38
+#define PH_RTLD_NOW 2
+#define PH_RTLD_LOCAL 0
+#define PH_EPERM 1
+#define PH_ENOSYS 38
+#define PH_AF_UNIX 1
+#define PH_AF_INET 2
+#define PH_AF_INET6 10
+#define PH_AF_PACKET 17
+#define PH_SOCK_RAW 3
 
 /* The walls a worker puts up around its plugin: the system calls Swift
  * cannot make itself (variadic, or without a libc wrapper). Each returns 0
@@ -62,11 +81,6 @@ struct ph_seccomp_grants {
  *   that the host builds without its headers); refused calls fail with EPERM.
  */
 
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#define __NR_landlock_add_rule 445
-#define __NR_landlock_restrict_self 446
-#endif
 
 struct ph_ruleset_attr {
     uint64_t handled_access_fs;
@@ -85,32 +99,32 @@ struct ph_net_port {
 };
 
 static inline int ph_landlock_abi(void) {
-    return (int)syscall(__NR_landlock_create_ruleset, NULL, 0, 1 /* LANDLOCK_CREATE_RULESET_VERSION */);
+    return (int)ph_syscall(PH_NR_LANDLOCK_CREATE_RULESET, (void *)0, 0, 1 /* LANDLOCK_CREATE_RULESET_VERSION */);
 }
 
 static inline int ph_landlock_ruleset(uint64_t fs, uint64_t net, uint64_t scoped) {
     struct ph_ruleset_attr attr = {fs, net, scoped};
     /* An older ABI knows a shorter structure. */
     size_t size = scoped ? sizeof attr : net ? offsetof(struct ph_ruleset_attr, scoped) : sizeof(uint64_t);
-    return (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+    return (int)ph_syscall(PH_NR_LANDLOCK_CREATE_RULESET, &attr, size, 0);
 }
 
 static inline int ph_landlock_allow_path(int ruleset, int fd, uint64_t access) {
     struct ph_path_beneath rule = {access, fd};
-    return (int)syscall(__NR_landlock_add_rule, ruleset, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &rule, 0);
+    return (int)ph_syscall(PH_NR_LANDLOCK_ADD_RULE, ruleset, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &rule, 0);
 }
 
 static inline int ph_landlock_allow_port(int ruleset, uint64_t port, uint64_t access) {
     struct ph_net_port rule = {access, port};
-    return (int)syscall(__NR_landlock_add_rule, ruleset, 2 /* LANDLOCK_RULE_NET_PORT */, &rule, 0);
+    return (int)ph_syscall(PH_NR_LANDLOCK_ADD_RULE, ruleset, 2 /* LANDLOCK_RULE_NET_PORT */, &rule, 0);
 }
 
 static inline int ph_landlock_restrict(int ruleset) {
-    return (int)syscall(__NR_landlock_restrict_self, ruleset, 0);
+    return (int)ph_syscall(PH_NR_LANDLOCK_RESTRICT_SELF, ruleset, 0);
 }
 
 static inline int ph_no_new_privs(void) {
-    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    return ph_prctl(PH_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
 /* libseccomp's ABI, as its seccomp.h declares it. */
@@ -137,18 +151,18 @@ struct seccomp_library {
 };
 
 static inline int ph_seccomp_open(struct seccomp_library *lib, char *error, size_t size) {
-    void *handle = dlopen("libseccomp.so.2", RTLD_NOW | RTLD_LOCAL);
+    void *handle = ph_dlopen("libseccomp.so.2", PH_RTLD_NOW | PH_RTLD_LOCAL);
     if (!handle) {
-        snprintf(error, size, "libseccomp.so.2 cannot be opened (%s)", dlerror());
+        ph_snprintf(error, size, "libseccomp.so.2 cannot be opened (%s)", ph_dlerror());
         return -1;
     }
-    lib->init = (scmp_filter_ctx (*)(uint32_t))dlsym(handle, "seccomp_init");
-    lib->release = (void (*)(scmp_filter_ctx))dlsym(handle, "seccomp_release");
-    lib->rule_add_array = (int (*)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *))dlsym(handle, "seccomp_rule_add_array");
-    lib->load = (int (*)(scmp_filter_ctx))dlsym(handle, "seccomp_load");
-    lib->resolve = (int (*)(const char *))dlsym(handle, "seccomp_syscall_resolve_name");
+    lib->init = (scmp_filter_ctx (*)(uint32_t))ph_dlsym(handle, "seccomp_init");
+    lib->release = (void (*)(scmp_filter_ctx))ph_dlsym(handle, "seccomp_release");
+    lib->rule_add_array = (int (*)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *))ph_dlsym(handle, "seccomp_rule_add_array");
+    lib->load = (int (*)(scmp_filter_ctx))ph_dlsym(handle, "seccomp_load");
+    lib->resolve = (int (*)(const char *))ph_dlsym(handle, "seccomp_syscall_resolve_name");
     if (!lib->init || !lib->release || !lib->rule_add_array || !lib->load || !lib->resolve) {
-        snprintf(error, size, "libseccomp.so.2 lacks a function it should have");
+        ph_snprintf(error, size, "libseccomp.so.2 lacks a function it should have");
         return -1;
     }
     return 0;
@@ -159,9 +173,9 @@ static inline int ph_seccomp_refuse(struct seccomp_library *lib, scmp_filter_ctx
                   char *error, size_t size) {
     int number = lib->resolve(name);
     if (number < 0) return 0; /* not a call on this architecture */
-    int rc = lib->rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), number, count, cmp);
+    int rc = lib->rule_add_array(ctx, SCMP_ACT_ERRNO(PH_EPERM), number, count, cmp);
     if (rc < 0) {
-        snprintf(error, size, "libseccomp refused the rule for %s (%s)", name, strerror(-rc));
+        ph_snprintf(error, size, "libseccomp refused the rule for %s (%s)", name, ph_strerror(-rc));
         return -1;
     }
     return 0;
@@ -190,26 +204,26 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
     if (ph_seccomp_open(&lib, error, size) < 0) return -1;
     scmp_filter_ctx ctx = lib.init(SCMP_ACT_ALLOW);
     if (!ctx) {
-        snprintf(error, size, "seccomp_init failed");
+        ph_snprintf(error, size, "seccomp_init failed");
         return -1;
     }
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof ph_seccomp_refused / sizeof *ph_seccomp_refused; i++) rc = ph_seccomp_refuse(&lib, ctx, ph_seccomp_refused[i], 0, NULL, error, size);
+    for (size_t i = 0; rc == 0 && i < sizeof ph_seccomp_refused / sizeof *ph_seccomp_refused; i++) rc = ph_seccomp_refuse(&lib, ctx, ph_seccomp_refused[i], 0, (void *)0, error, size);
     /* Raw and packet sockets, whatever else is granted. */
-    struct scmp_arg_cmp packet[] = {{0, SCMP_CMP_EQ, AF_PACKET, 0}};
-    struct scmp_arg_cmp raw4[] = {{0, SCMP_CMP_EQ, AF_INET, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW}};
-    struct scmp_arg_cmp raw6[] = {{0, SCMP_CMP_EQ, AF_INET6, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW}};
+    struct scmp_arg_cmp packet[] = {{0, SCMP_CMP_EQ, PH_AF_PACKET, 0}};
+    struct scmp_arg_cmp raw4[] = {{0, SCMP_CMP_EQ, PH_AF_INET, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, PH_SOCK_RAW}};
+    struct scmp_arg_cmp raw6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, PH_SOCK_RAW}};
     if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, packet, error, size);
     if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 2, raw4, error, size);
     if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 2, raw6, error, size);
     if (rc == 0 && !grants->inet) {
-        struct scmp_arg_cmp inet4[] = {{0, SCMP_CMP_EQ, AF_INET, 0}};
-        struct scmp_arg_cmp inet6[] = {{0, SCMP_CMP_EQ, AF_INET6, 0}};
+        struct scmp_arg_cmp inet4[] = {{0, SCMP_CMP_EQ, PH_AF_INET, 0}};
+        struct scmp_arg_cmp inet6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}};
         rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, inet4, error, size);
         if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, inet6, error, size);
     }
     if (rc == 0 && !grants->unix_sockets) {
-        struct scmp_arg_cmp local[] = {{0, SCMP_CMP_EQ, AF_UNIX, 0}};
+        struct scmp_arg_cmp local[] = {{0, SCMP_CMP_EQ, PH_AF_UNIX, 0}};
         rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, local, error, size);
         if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socketpair", 1, local, error, size);
     }
@@ -218,15 +232,15 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
          * refused with ENOSYS, and the C library falls back to clone. */
         struct scmp_arg_cmp process[] = {{0, SCMP_CMP_MASKED_EQ, PH_CLONE_THREAD, 0}};
         const char *const spawning[] = {"fork", "vfork", "execve", "execveat"};
-        for (size_t i = 0; rc == 0 && i < sizeof spawning / sizeof *spawning; i++) rc = ph_seccomp_refuse(&lib, ctx, spawning[i], 0, NULL, error, size);
+        for (size_t i = 0; rc == 0 && i < sizeof spawning / sizeof *spawning; i++) rc = ph_seccomp_refuse(&lib, ctx, spawning[i], 0, (void *)0, error, size);
         if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "clone", 1, process, error, size);
         int clone3 = lib.resolve("clone3");
-        if (rc == 0 && clone3 >= 0 && lib.rule_add_array(ctx, SCMP_ACT_ERRNO(ENOSYS), clone3, 0, NULL) < 0) {
-            snprintf(error, size, "libseccomp refused the rule for clone3");
+        if (rc == 0 && clone3 >= 0 && lib.rule_add_array(ctx, SCMP_ACT_ERRNO(PH_ENOSYS), clone3, 0, (void *)0) < 0) {
+            ph_snprintf(error, size, "libseccomp refused the rule for clone3");
             rc = -1;
         }
     }
-    if (rc == 0 && (rc = lib.load(ctx)) < 0) snprintf(error, size, "seccomp_load failed (%s)", strerror(-rc));
+    if (rc == 0 && (rc = lib.load(ctx)) < 0) ph_snprintf(error, size, "seccomp_load failed (%s)", ph_strerror(-rc));
     lib.release(ctx);
     return rc < 0 ? -1 : 0;
 }
