@@ -56,7 +56,7 @@ package struct PluginCatalog {
             }
             files.append((path, Result { () throws(PluginRefusal) -> [String: String] in
                 try Self.checkPermissions(of: path, warned: &warned, logger: logger)
-                return path.hasSuffix(FFIManifest.suffix) ? [:] : try SettingsFile.read(besides: path)
+                return try SettingsFile.of(plugin: path)
             }))
         }
         let outside = files.indices.filter { index in

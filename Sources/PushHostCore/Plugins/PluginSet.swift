@@ -39,7 +39,8 @@ package final class PluginSet {
         }
         let names = Set(loadable.filter { !$0.plugin.descriptor.isManifest }.map(\.plugin.descriptor.name))
         let manifests = Set(loadable.filter { $0.plugin.descriptor.isManifest }.map(\.plugin.descriptor.name))
-        for override in overrides where !names.contains(override.plugin) {
+        // A manifest takes the grants of its walls (sandbox.*) and nothing else.
+        for override in overrides where !names.contains(override.plugin) && !(manifests.contains(override.plugin) && override.key.hasPrefix(SandboxGrants.prefix)) {
             let problem = manifests.contains(override.plugin)
                 ? "--set \(override.plugin).\(override.key): \(override.plugin) is an ffi manifest, which takes no settings (its arguments are in the manifest)"
                 : "--set \(override.plugin).\(override.key): no plugin named \(override.plugin) is loaded"

@@ -22,6 +22,32 @@ enum SettingsFile {
         return try parse(bytes, file: file)
     }
 
+    /// The settings of the plugin at `path`: a library's settings file
+    /// beside it; an ffi manifest's `"sandbox"` member (a manifest takes
+    /// no other settings: its functions' arguments are in it).
+    static func of(plugin path: String) throws(PluginRefusal) -> [String: String] {
+        guard path.hasSuffix(FFIManifest.suffix) else { return try read(besides: path) }
+        let contents: [UInt8]?
+        do throws(FileProblem) {
+            contents = try RegularFile.read(path, links: .follow)
+        } catch {
+            throw .badSettings(file: path, reason: error.description)
+        }
+        var reader = JSONReader()
+        let found = (contents ?? []).withUnsafeBytes { buffer in
+            Result { () throws(PluginRefusal) -> [String: String] in
+                // A manifest that does not parse is refused by its own reader, with why.
+                guard let document = try? reader.parse(buffer), document.root.kind == .object else { return [:] }
+                var settings: [String: String] = [:]
+                for (key, value) in document.root.members where key.text == "sandbox" && value.kind == .object {
+                    try sandbox(value, file: path, into: &settings)
+                }
+                return settings
+            }
+        }
+        return try found.get()
+    }
+
     /// `dir/name.so` -> `dir/name.json`.
     static func path(besides pluginPath: String) -> String {
         let slash = pluginPath.lastIndex(of: "/")

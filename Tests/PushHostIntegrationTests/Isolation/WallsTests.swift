@@ -210,6 +210,31 @@ import Testing
         #expect(!open.stdout.contains("sandbox"), "\(open.stdout)")
     }
 
+    /// An ffi manifest takes no settings; its walls' grants are its own
+    /// `"sandbox"` member (or `--set NAME.sandbox...`): its library writes
+    /// its log only when granted.
+    @Test func anFFIManifestGrantsItsOwnWalls() throws {
+        let scratch = try Scratch()
+        let message = #"{"message_id":"m1","data":{"title":"t","body":"b"}}"# + "\n"
+        FileManager.default.createFile(atPath: scratch.legacyLog, contents: nil)
+        let walled = try scratch.ffi(Legacy.manifest([Legacy.background()], log: scratch.legacyLog))
+        _ = try scratch.runHost(["--ffi", walled, "--isolate", "legacy", "--sandbox", "on"], stdin: message)
+        #expect(scratch.legacyCalls.isEmpty, "\(scratch.legacyCalls)")
+        // The grant from the command line.
+        let set = try scratch.runHost(
+            ["--ffi", walled, "--isolate", "legacy", "--sandbox", "on", "--set", "legacy.sandbox.write=\(scratch.legacyLog)"],
+            stdin: message, tag: "2")
+        #expect(set.statuses == ["delivered"], "\(set.stderr)")
+        #expect(scratch.legacyHandlerCalls.count == 1, "\(scratch.legacyCalls)")
+        // The grant in the manifest (another one, named granted).
+        let granted = try scratch.ffi(
+            Legacy.manifest([Legacy.background()], log: scratch.legacyLog, top: #""sandbox": {"write": ["\#(scratch.legacyLog)"]}"#),
+            name: "granted.ffi.json")
+        let run = try scratch.runHost(["--ffi", granted, "--isolate", "granted", "--sandbox", "on"], stdin: message, tag: "3")
+        #expect(run.statuses == ["delivered"], "\(run.stderr)")
+        #expect(scratch.legacyHandlerCalls.count == 2, "\(scratch.legacyCalls)")
+    }
+
     @Test func withoutSandboxNothingIsWalled() throws {
         let scratch = try Scratch()
         let file = try Self.secret(in: scratch)

@@ -45,7 +45,8 @@ private struct FFIManifestReader {
     }
 
     func manifest(_ root: JSONValue, name: String) throws(PluginRefusal) -> FFIManifest {
-        let keys = try members(root, of: "the manifest", allowed: ["library", "version", "description", "init", "fini", "handlers"])
+        // "sandbox" is the host's: the grants of the manifest's worker (SettingsFile.of(plugin:)).
+        let keys = try members(root, of: "the manifest", allowed: ["library", "version", "description", "init", "fini", "handlers", "sandbox"])
         let library = try keys["library"].map { value throws(PluginRefusal) in try string(value, "library") }
         guard let list = keys["handlers"], list.kind == .array, list.count > 0 else {
             throw .ffi("the manifest needs \"handlers\", a non-empty array")

@@ -23,9 +23,9 @@ package enum PluginScan {
         WorkerSpawn.dieWithParent()
         if getppid() != host { exit(1) }
         // Its library's constructor runs behind the worker's walls too, with
-        // the grants of its settings file and no state folder; the worker
+        // the grants of its settings file (a manifest's own) and no state folder; the worker
         // says what did not stand, and refuses what is malformed.
-        if sandbox != .off, let grants = try? SandboxGrants(settings: (try? SettingsFile.read(besides: file)) ?? [:]) {
+        if sandbox != .off, let grants = try? SandboxGrants(settings: (try? SettingsFile.of(plugin: file)) ?? [:]) {
             _ = Walls.raise(file: file, stateFolder: nil, grants: grants)
         }
         var warned: Set<String> = []
