@@ -52,6 +52,8 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     func run() throws {
         if scan { PluginScan.serve(file: plugin, host: host, sandbox: sandbox, logger: Logger(label: "pushhost")) }
         guard let state else { throw UsageError("--state is needed, except with --scan") }
+        // Its state folder, the one folder it may write, is granted by name.
+        if sandbox != .off && name == nil { throw UsageError("--sandbox \(sandbox.rawValue) needs --name") }
         var values: [String: String] = [:]
         for setting in settings {
             guard let equals = setting.firstIndex(of: "=") else { throw UsageError("--setting \(setting): expected KEY=VALUE") }

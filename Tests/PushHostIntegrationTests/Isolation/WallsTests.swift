@@ -68,6 +68,7 @@ import Testing
         let scratch = try Scratch()
         let other = try Self.secret(in: scratch, "state/plugins/other/keys")
         Self.expectRefused(try Self.attempt("read:\(other)", in: scratch), "read:\(other)")
+        Self.expectDone(try Self.attempt("read:\(other)", grants: ["read=\(scratch.file("state/plugins/other"))"], in: scratch), "read:\(other)")
         // Its own folder is its to use.
         Self.expectDone(try Self.attempt("state", in: scratch), "state")
         #expect(FileManager.default.fileExists(atPath: scratch.file("state/plugins/intruder/kept")))
@@ -106,10 +107,12 @@ import Testing
         let pid = outside.processIdentifier
         Self.expectRefused(try Self.attempt("ptrace:\(pid)", grants: ["exec=true", "network=true"], in: scratch), "ptrace:\(pid)")
         Self.expectRefused(try Self.attempt("signal:\(pid)", in: scratch), "signal:\(pid)")
-        // Without walls, the same plugin can.
+        // Without walls, the same plugin can (the attach ends with its worker).
         let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
-        let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=signal:\(pid)"], stdin: "")
-        #expect(run.stderr.contains("intruder: signal:\(pid): ok"), "\(run.stderr)")
+        for what in ["signal:\(pid)", "ptrace:\(pid)"] {
+            let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=\(what)"], stdin: "")
+            #expect(run.stderr.contains("intruder: \(what): ok"), "\(run.stderr)")
+        }
     }
 
     /// `memory` caps the worker's address space: a plugin that allocates past it gets no memory, and the host goes on.
@@ -181,6 +184,12 @@ import Testing
         #expect(walled.stderr.contains("intruder: constructor: Permission denied"), "\(walled.stderr)")
         #expect(!FileManager.default.fileExists(atPath: mark))
         #expect(walled.stdout.contains("intruder"), "\(walled.stdout)")
+        // Grants that are malformed give the scan none, not no walls.
+        try #"{"sandbox": {"read": ["/nonexistent-grant"]}}"#.write(toFile: scratch.file("intruder.json"), atomically: true, encoding: .utf8)
+        let malformed = try Command.pushhost(
+            ["plugins", "--plugin", plugin, "--isolate", "all", "--sandbox", "on"], environment: ["INTRUDER_MARK": mark])
+        #expect(malformed.stderr.contains("intruder: constructor: Permission denied"), "\(malformed.stderr)")
+        try FileManager.default.removeItem(atPath: scratch.file("intruder.json"))
         let open = try Command.pushhost(["plugins", "--plugin", plugin, "--isolate", "all"], environment: ["INTRUDER_MARK": mark])
         #expect(open.stderr.contains("intruder: constructor: ok"), "\(open.stderr)")
         #expect(FileManager.default.fileExists(atPath: mark))

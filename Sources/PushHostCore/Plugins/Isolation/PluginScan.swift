@@ -23,9 +23,12 @@ package enum PluginScan {
         WorkerSpawn.dieWithParent()
         if getppid() != host { exit(1) }
         // Its library's constructor runs behind the worker's walls too, with
-        // the grants of its settings file (a manifest's own) and no state folder; the worker
-        // says what did not stand, and refuses what is malformed.
-        if sandbox != .off, let grants = try? SandboxGrants(settings: (try? SettingsFile.of(plugin: file)) ?? [:]) {
+        // the grants of its settings file (a manifest's own) and no state
+        // folder; malformed grants give it none (its worker refuses them,
+        // naming why), and the worker says what did not stand.
+        if sandbox != .off {
+            let settings = (try? SettingsFile.of(plugin: file)) ?? [:]
+            let grants = (try? SandboxGrants(settings: settings)) ?? SandboxGrants()
             _ = Walls.raise(file: file, stateFolder: nil, grants: grants)
         }
         var warned: Set<String> = []

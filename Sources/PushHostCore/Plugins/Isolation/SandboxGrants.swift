@@ -38,6 +38,9 @@ struct SandboxGrants {
     static let listKeys: Set<String> = ["read", "write", "connect"]
     static let prefix = "sandbox."
 
+    /// No grant: the walls' default.
+    init() {}
+
     /// The grants in `settings`; why not, naming the setting, when one is
     /// malformed or names a path that does not exist.
     init(settings: [String: String]) throws(SandboxProblem) {
