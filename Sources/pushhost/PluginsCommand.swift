@@ -24,7 +24,7 @@ struct PluginsCommand: ParsableCommand, LoggingCommand {
     var isolate: [String] = []
 
     @Option(help: ArgumentHelp("Scan the plugins run would isolate behind the walls run --sandbox puts up.", valueName: "off|on|strict"))
-    var sandbox: SandboxMode = .off
+    var sandbox: SandboxMode = .on
 
     @Option(help: ArgumentHelp("Refuse a plugin whose scan in a worker has not finished loading it after this many seconds (0: no limit).", valueName: "SECONDS"))
     var handlerTimeout = 30.0

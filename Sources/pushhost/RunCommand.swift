@@ -91,7 +91,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     var workerMemory = 0
 
     @Option(help: ArgumentHelp("Walls around each isolated plugin's worker: off; on (the walls the kernel allows, naming any that cannot stand); strict (a plugin whose walls cannot all stand is refused). A plugin's settings grant more under \"sandbox\".", valueName: "off|on|strict"))
-    var sandbox: SandboxMode = .off
+    var sandbox: SandboxMode = .on
 
     @Flag(help: "Exit 3 when any record was rejected or failed.")
     var strict = false

@@ -26,7 +26,7 @@
  * through the worker's channel. The setting `create_fault=garbage` writes 20
  * bytes that are no frame to that channel from create, before the worker's
  * first frame; `create_fault=again` makes create return NULL once its log
- * exists (every start after the first fails).
+ * holds a line (every start after the first fails).
  */
 #define _DEFAULT_SOURCE
 #include <pushhost.h>
@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef NAME
@@ -218,7 +219,8 @@ static void *create(const ph_host *h, const ph_config *c) {
     const char *path = h->config_get(c, "log");
     if (!path) { h->log(h, PH_LOG_ERROR, "no log setting"); return NULL; }
     const char *fault = h->config_get(c, "create_fault");
-    if (fault && strcmp(fault, "again") == 0 && access(path, F_OK) == 0) {
+    struct stat log;
+    if (fault && strcmp(fault, "again") == 0 && stat(path, &log) == 0 && log.st_size > 0) {
         h->log(h, PH_LOG_ERROR, "started before: create fails");
         return NULL;
     }

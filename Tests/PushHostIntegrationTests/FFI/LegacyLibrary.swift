@@ -52,10 +52,12 @@ extension Scratch {
         return try write(name, text)
     }
 
-    /// `ffi` with `Legacy.manifest(handlers, log: legacyLog)`: init opens `legacyLog`.
+    /// `ffi` with `Legacy.manifest(handlers, log: legacyLog)`: init opens
+    /// `legacyLog`, which the manifest grants its walls when isolated.
     @discardableResult
     func ffi(handlers: [String]) throws -> String {
-        try ffi(Legacy.manifest(handlers, log: legacyLog))
+        if !FileManager.default.fileExists(atPath: legacyLog) { _ = FileManager.default.createFile(atPath: legacyLog, contents: nil) }
+        return try ffi(Legacy.manifest(handlers, log: legacyLog, top: #""sandbox": {"write": ["\#(legacyLog)"]}"#))
     }
 
     /// The lines the legacy library wrote to `legacyLog`.

@@ -47,10 +47,10 @@ import Testing
     /// back to it there.
     @Test func aSourceRunsInItsWorker() throws {
         let scratch = try Scratch()
-        let fifo = scratch.file("records.fifo")
+        let (fifo, fifoSource) = try SourcePluginTests.fifoSource(scratch)
         let host = try HostProcess(
-            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--isolate", "all",
-             "--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)"] + scratch.worker([.background]),
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--isolate", "all"]
+                + fifoSource + scratch.worker([.background]),
             errorPath: scratch.file("stderr.log"))
         let fd = SourcePluginTests.openWhenRead(fifo, host: host)
         try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")

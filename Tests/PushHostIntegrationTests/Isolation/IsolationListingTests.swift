@@ -66,9 +66,8 @@ import Testing
     @Test func aSettingsFileIsolatesItsPlugin() throws {
         let scratch = try Scratch()
         let plugin = try scratch.scanPlugin([])
-        try scratch.write("scan.json", #"{"isolate": true}"#)
+        let environment = try scratch.loadLog(#""isolate": true, "#)
         let plugins = try Self.plugins(scratch) + ["--plugin", plugin]
-        let environment = ["PH_SCAN_PID_LOG": scratch.file("pids")]
         let text = try Command.pushhost(["plugins"] + plugins, environment: environment)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(Self.isolatedLines(text.stdout) == ["worker": "no", "other": "no", "scan": #"yes ("isolate": true in \#(scratch.file("scan.json")))"#])
@@ -98,7 +97,7 @@ import Testing
         let listing = try Self.list(["--ffi", manifest], ["--isolate", "all"])
         #expect(listing.text == ["legacy": "yes (--isolate all)"])
         #expect(listing.json == ["legacy": true])
-        let scanned = try Command.pushhost(["plugins", "--json", "--ffi", manifest, "--isolate", "all"]).stdout
+        let scanned = try Command.pushhost(["plugins", "--json", "--ffi", manifest, "--isolate", "all", "--sandbox", "off"]).stdout
         let opened = try Command.pushhost(["plugins", "--json", "--ffi", manifest]).stdout
         #expect(!opened.isEmpty && scanned.replacingOccurrences(of: #""isolated":true"#, with: #""isolated":false"#) == opened,
                 "scanned:\n\(scanned)\nopened here:\n\(opened)")

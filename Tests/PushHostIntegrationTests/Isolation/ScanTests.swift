@@ -45,7 +45,7 @@ import Testing
         let plugin = try scratch.scanPlugin(["ENTRY_HANG"])
         let run = try scratch.runHost(
             ["--plugin", plugin, "--isolate", "all", "--skip-bad-plugins", "--handler-timeout", "1"], stdin: "",
-            environment: ["PH_SCAN_PID_LOG": scratch.file("pids")])
+            environment: try scratch.loadLog())
         #expect(run.exit == .status(0), "\(run.stderr)")
         let loads = scratch.loads()
         try #require(loads.count == 1, "\(loads)")
@@ -72,7 +72,7 @@ import Testing
         let scratch = try Scratch()
         let plugin = try scratch.scanPlugin(["CONSTRUCTOR_SEGV"])
         let worker = try scratch.worker([.background])[1]
-        let text = try Command.pushhost(["plugins", "--isolate", "all", "--plugin", plugin, "--plugin", worker])
+        let text = try Command.pushhost(["plugins", "--isolate", "all", "--sandbox", "off", "--plugin", plugin, "--plugin", worker])
         #expect(text.status == 1, "\(text.stderr)")
         #expect(text.stdout.split(separator: "\n").map(String.init) == [
             "refused \(plugin): crashed while loading: SIGSEGV",
@@ -97,7 +97,7 @@ import Testing
     @Test func theHostNeverOpensAnIsolatedLibrary() throws {
         let scratch = try Scratch()
         let plugin = try scratch.scanPlugin([])
-        let environment = ["PH_SCAN_PID_LOG": scratch.file("pids")]
+        let environment = try scratch.loadLog()
         let isolated = try scratch.runHost(["--plugin", plugin, "--isolate", "all"], stdin: Self.input, tag: "all", environment: environment)
         #expect(isolated.exit == .status(0), "\(isolated.stderr)")
         #expect(isolated.statuses == ["delivered", "delivered"], "\(isolated.stderr)")
@@ -106,12 +106,12 @@ import Testing
         #expect(inWorkers.allSatisfy { $0.pid != isolated.pid && $0.ppid == isolated.pid }, "host \(isolated.pid): \(inWorkers)")
         #expect(Set(inWorkers.map(\.pid)).count == inWorkers.count, "\(inWorkers)")
 
-        try FileManager.default.removeItem(atPath: scratch.file("pids"))
+        FileManager.default.createFile(atPath: scratch.file("pids"), contents: nil)
         let inHost = try scratch.runHost(["--plugin", plugin], stdin: Self.input, tag: "none", environment: environment)
         #expect(inHost.exit == .status(0), "\(inHost.stderr)")
         #expect(scratch.loads().map(\.pid) == [inHost.pid])
 
-        try FileManager.default.removeItem(atPath: scratch.file("pids"))
+        FileManager.default.createFile(atPath: scratch.file("pids"), contents: nil)
         let other = try scratch.runHost(
             ["--plugin", plugin] + scratch.worker([.background]) + ["--isolate", "worker"], stdin: Self.input, tag: "other", environment: environment)
         #expect(other.exit == .status(0), "\(other.stderr)")
@@ -142,6 +142,15 @@ extension Scratch {
     /// Builds the scan plugin (Tests/Fixtures/plugins/scan.c) with `defines`, as `scan.so`.
     func scanPlugin(_ defines: [String]) throws -> String {
         try plugin("scan.so", PluginSource.fixture("scan", defines: defines))
+    }
+
+    /// The environment under which the scan plugin's constructor logs each
+    /// load to `pids`, after writing its settings file (`scan.json`: `members`,
+    /// then the grant of that log alone, which its walled scan and worker need).
+    func loadLog(_ members: String = "") throws -> [String: String] {
+        FileManager.default.createFile(atPath: file("pids"), contents: nil)
+        try write("scan.json", #"{\#(members)"sandbox": {"write": ["\#(file("pids"))"]}}"#)
+        return ["PH_SCAN_PID_LOG": file("pids")]
     }
 
     /// The loads of the scan plugin's library, as its constructor wrote them to `pids`.

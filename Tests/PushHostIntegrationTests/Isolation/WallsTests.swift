@@ -110,7 +110,7 @@ import Testing
         // Without walls, the same plugin can (the attach ends with its worker).
         let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
         for what in ["signal:\(pid)", "ptrace:\(pid)"] {
-            let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=\(what)"], stdin: "")
+            let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--sandbox", "off", "--set", "intruder.try=\(what)"], stdin: "")
             #expect(run.stderr.contains("intruder: \(what): ok"), "\(run.stderr)")
         }
     }
@@ -190,7 +190,7 @@ import Testing
             ["plugins", "--plugin", plugin, "--isolate", "all", "--sandbox", "on"], environment: ["INTRUDER_MARK": mark])
         #expect(malformed.stderr.contains("intruder: constructor: Permission denied"), "\(malformed.stderr)")
         try FileManager.default.removeItem(atPath: scratch.file("intruder.json"))
-        let open = try Command.pushhost(["plugins", "--plugin", plugin, "--isolate", "all"], environment: ["INTRUDER_MARK": mark])
+        let open = try Command.pushhost(["plugins", "--plugin", plugin, "--isolate", "all", "--sandbox", "off"], environment: ["INTRUDER_MARK": mark])
         #expect(open.stderr.contains("intruder: constructor: ok"), "\(open.stderr)")
         #expect(FileManager.default.fileExists(atPath: mark))
     }
@@ -215,7 +215,7 @@ import Testing
         #expect(text.stdout.contains("  walls: no new privileges, landlock "), "\(text.stdout)")
         #expect(text.stdout.contains("; grants: read /usr; connect 127.0.0.1:4222; bus session\n"), "\(text.stdout)")
         // Not isolated, or no walls: nothing about them.
-        let open = try Command.pushhost(["plugins", "--json", "--plugin", plugin, "--isolate", "all"])
+        let open = try Command.pushhost(["plugins", "--json", "--plugin", plugin, "--isolate", "all", "--sandbox", "off"])
         #expect(!open.stdout.contains("sandbox"), "\(open.stdout)")
     }
 
@@ -244,12 +244,18 @@ import Testing
         #expect(scratch.legacyHandlerCalls.count == 2, "\(scratch.legacyCalls)")
     }
 
-    @Test func withoutSandboxNothingIsWalled() throws {
+    /// Walls stand around every isolated plugin unless `--sandbox off` takes them down.
+    @Test func wallsStandUnlessSandboxIsOff() throws {
         let scratch = try Scratch()
         let file = try Self.secret(in: scratch)
         let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
-        let run = try scratch.run(["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=read:\(file)"], stdin: "")
-        #expect(run.stderr.contains("intruder: read:\(file): ok"), "\(run.stderr)")
+        let flags = ["--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=read:\(file)"]
+        let walled = try scratch.run(flags, stdin: "")
+        #expect(walled.stderr.contains("intruder: read:\(file): Permission denied"), "\(walled.stderr)")
+        let open = try scratch.run(flags + ["--sandbox", "off"], stdin: "")
+        #expect(open.stderr.contains("intruder: read:\(file): ok"), "\(open.stderr)")
+        let listed = try Command.pushhost(["plugins", "--json", "--plugin", plugin, "--isolate", "all"])
+        #expect(listed.stdout.contains(#""sandbox":{"landlock":"#), "\(listed.stdout)")
     }
 }
 

@@ -60,9 +60,7 @@ extension Scratch {
         _ name: String, _ roles: Set<ProbeRole>, targets: [String] = [], settings: [String: String] = [:]
     ) throws -> [String] {
         let path = try plugin(name + ".so", PluginSource.worker(name: name, roles: roles, targets: targets))
-        var all = settings
-        if all["log"] == nil { all["log"] = file(name + ".log") }
-        return ["--plugin", path] + all.sorted { $0.key < $1.key }.flatMap { ["--set", "\(name).\($0.key)=\($0.value)"] }
+        return loading(path, as: name, writing(settings, to: file(name + ".log")))
     }
 
     /// The worker plugin named `worker`, as above.

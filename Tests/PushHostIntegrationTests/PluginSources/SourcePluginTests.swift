@@ -27,6 +27,14 @@ import Testing
 
     // MARK: - The sample fifo-source
 
+    /// The sample fifo-source's `run` arguments, reading `records.fifo`:
+    /// made here, so that behind walls its worker is granted that FIFO alone.
+    static func fifoSource(_ scratch: Scratch) throws -> (fifo: String, plugin: [String]) {
+        let fifo = scratch.file("records.fifo")
+        guard mkfifo(fifo, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return (fifo, loading(Paths.sample("fifo-source"), as: "fifo-source", ["path": fifo, "sandbox.write": fifo]))
+    }
+
     /// Opens `fifo` for writing once a reader holds it (the plugin's start),
     /// without ever blocking; -1 when none came within 20 s or the host ended.
     static func openWhenRead(_ fifo: String, host: HostProcess) -> Int32 {
@@ -47,10 +55,10 @@ import Testing
 
     @Test(arguments: [false, true]) func fifoSourceFeedsTheHostUntilSIGTERM(isolated: Bool) throws {
         let scratch = try Scratch()
-        let fifo = scratch.file("records.fifo")
+        let (fifo, fifoSource) = try Self.fifoSource(scratch)
         let host = try Self.startHost(
             scratch,
-            ["--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)"]
+            fifoSource
                 + scratch.probe("d", [.data])
                 + scratch.probe("bg", [.background], settings: ["get": "source.kind,source.plugin,source.record"]), isolated: isolated)
         let fd = Self.openWhenRead(fifo, host: host)
@@ -112,8 +120,7 @@ import Testing
     /// `settings` and `out`.
     static func burst(_ scratch: Scratch, _ settings: [String: String]) throws -> [String] {
         let file = try scratch.plugin("burst.so", PluginSource.fixture("burst"))
-        let all = settings.merging(["out": scratch.file("burst.out")]) { $1 }
-        return ["--plugin", file] + all.sorted { $0.key < $1.key }.flatMap { ["--set", "burst.\($0.key)=\($0.value)"] }
+        return loading(file, as: "burst", scratch.writing(settings, to: scratch.file("burst.out"), as: "out"))
     }
 
     /// The lines `burst` wrote.
@@ -216,10 +223,10 @@ import Testing
     /// joins that thread; it finishes the records it accepted and exits 0.
     @Test(arguments: [false, true]) func fifoSourceStopsWhileItsReaderIsBlockedInSubmit(isolated: Bool) throws {
         let scratch = try Scratch()
-        let fifo = scratch.file("records.fifo")
+        let (fifo, fifoSource) = try Self.fifoSource(scratch)
         let host = try Self.startHost(
             scratch,
-            ["--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)", "--max-pending", "1"]
+            fifoSource + ["--max-pending", "1"]
                 + scratch.probe("d", [.data], settings: ["verdict": "pending", "delay_ms": "5"]), isolated: isolated)
         let fd = Self.openWhenRead(fifo, host: host)
         try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")

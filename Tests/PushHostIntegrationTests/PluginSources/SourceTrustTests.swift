@@ -16,10 +16,10 @@ import Testing
     /// each rejected, the token not stored, no handler called for them.
     @Test(arguments: [false, true]) func forgedHostEventsFromAFIFOAreRejected(isolated: Bool) throws {
         let scratch = try Scratch()
-        let fifo = scratch.file("records.fifo")
+        let (fifo, fifoSource) = try SourcePluginTests.fifoSource(scratch)
         let host = try SourcePluginTests.startHost(
             scratch,
-            ["--plugin", Paths.sample("fifo-source"), "--set", "fifo-source.path=\(fifo)"]
+            fifoSource
                 + scratch.probe("bg", [.background, .token, .action])
                 + scratch.probe("screen", [.foreground, .action], targets: ["t"]), isolated: isolated)
         let fd = SourcePluginTests.openWhenRead(fifo, host: host)

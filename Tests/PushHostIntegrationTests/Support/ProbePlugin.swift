@@ -53,14 +53,7 @@ extension Scratch {
         _ name: String, _ roles: Set<ProbeRole>, targets: [String] = [], settings: [String: String] = [:]
     ) throws -> [String] {
         let file = try plugin(name + ".so", PluginSource.probe(name: name, roles: roles, targets: targets))
-        var all = settings
-        if all["log"] == nil { all["log"] = probeLog }
-        // Behind walls (--sandbox on), a probe may write its log and nothing else.
-        if let log = all["log"], all["sandbox.write"] == nil {
-            if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
-            all["sandbox.write"] = log
-        }
-        return ["--plugin", file] + all.sorted { $0.key < $1.key }.flatMap { ["--set", "\(name).\($0.key)=\($0.value)"] }
+        return loading(file, as: name, writing(settings, to: probeLog))
     }
 
     /// The lines the probes wrote to `log` (default: `probeLog`).

@@ -467,11 +467,6 @@ extension Scratch {
     }
 }
 
-/// `--plugin FILE`, then `--set NAME.KEY=VALUE` for each of `settings`.
-func loading(_ file: String, as name: String, _ settings: [String: String] = [:]) -> [String] {
-    ["--plugin", file] + settings.sorted { $0.key < $1.key }.flatMap { ["--set", "\(name).\($0.key)=\($0.value)"] }
-}
-
 /// One push payload in the GCM shape: `data` (with the target under
 /// `rx_gcm_key_target`) and, when given, `notification`.
 func gcm(_ id: String, target: String? = nil, data: [String: String] = [:], notification: [String: String]? = nil) -> String {

@@ -21,7 +21,7 @@ package struct IsolationOptions: Sendable {
     package var handlerTimeout = 30.0
     package var stopTimeout = 5.0
     /// `--sandbox`: the walls around each worker.
-    package var sandbox = SandboxMode.off
+    package var sandbox = SandboxMode.on
 
     package init() {}
 

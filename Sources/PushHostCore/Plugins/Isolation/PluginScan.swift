@@ -25,15 +25,20 @@ package enum PluginScan {
         // Its library's constructor runs behind the worker's walls too, with
         // the grants of its settings file (a manifest's own) and no state
         // folder; malformed grants give it none (its worker refuses them,
-        // naming why), and the worker says what did not stand.
+        // naming why), and the worker says what did not stand. Under
+        // strict, a wall that cannot stand refuses the plugin unopened.
+        var fell: [String] = []
         if sandbox != .off {
             let settings = (try? SettingsFile.of(plugin: file)) ?? [:]
             let grants = (try? SandboxGrants(settings: settings)) ?? SandboxGrants()
-            _ = Walls.raise(file: file, stateFolder: nil, grants: grants)
+            fell = Walls.raise(file: file, stateFolder: nil, grants: grants).fell
         }
         var warned: Set<String> = []
         let answer: [UInt8]
-        do {
+        do throws(PluginRefusal) {
+            if sandbox == .strict, !fell.isEmpty {
+                throw .scanRefused("walls that cannot stand under --sandbox strict: " + fell.joined(separator: "; "))
+            }
             answer = ScanAnswer.encode(try PluginCatalog.open(file, warned: &warned, logger: logger))
         } catch {
             answer = ScanAnswer.encode(refusal: error)
