@@ -152,7 +152,7 @@ import Testing
         #expect(Set(workers.map(\.pid)).count == workers.count, "a worker came back after another: \(lines)")
         for worker in workers {
             #expect(worker.lines.first?.kind == "create", "\(worker.lines)")
-            #expect(worker.lines.last?.text == "destroy \(worker.pid)", "destroyed before the next worker starts: \(worker.lines)")
+            #expect(worker.lines.last?.text == "destroy \(worker.pid)", "destroyed before the next worker starts: \(worker.lines) \(run.stderr)")
             #expect(worker.lines.filter(\.isCall).count <= 17, "over 64 MiB after 17 calls at most: \(worker.lines)")
         }
     }

@@ -599,19 +599,28 @@ final class Worker {
     // MARK: Shutdown
 
     /// Calls `destroy` in the worker (after the calls sent) and waits for it
-    /// to end, `--stop-timeout` at most.
+    /// to end, `--stop-timeout` at most. A worker recycling after a call
+    /// calls `destroy` of its own accord: it is waited for alike, so that the
+    /// host's end (its parent-death signal) never cuts its destroy short.
     func stop() {
-        if case .running = phase, let process {
+        defer { phase = .stopped }
+        let recycling: Bool
+        switch phase {
+        case .running: recycling = false
+        case .recycling: recycling = true
+        default: return
+        }
+        guard let process else { return }
+        if !recycling {
             WorkerFrame.append(.destroy, to: &out)
             flush()
-            phase = .stopped
-            if process.waitForEnd(timeout: max(launch.stopTimeout, 1)) == nil {
-                logger.error("plugin \(name): its worker did not end within --stop-timeout \(launch.stopTimeout)s after destroy; killed")
-                kill(process.pid, SIGKILL)
-                _ = process.waitForEnd(timeout: 5)
-            }
         }
         phase = .stopped
+        if process.waitForEnd(timeout: max(launch.stopTimeout, 1)) == nil {
+            logger.error("plugin \(name): its worker did not end within --stop-timeout \(launch.stopTimeout)s after destroy; killed")
+            kill(process.pid, SIGKILL)
+            _ = process.waitForEnd(timeout: 5)
+        }
     }
 
     /// `SIGSEGV`, or `exit status 3`.
