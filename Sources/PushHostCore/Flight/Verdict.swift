@@ -16,4 +16,13 @@ enum Verdict: String {
         default: return nil
         }
     }
+
+    /// The verdict as a JSON string, quotes included, for the report.
+    var quoted: StaticString {
+        switch self {
+        case .continue: #""continue""#
+        case .suppress: #""suppress""#
+        case .failed: #""failed""#
+        }
+    }
 }

@@ -1,21 +1,15 @@
-/// A JSON object being written, one member at a time.
-///
-/// It writes into an array it holds alone, so that appending never copies
-/// what is there already: `init(appendingTo:)` takes the caller's bytes
-/// over, and `finished()` or `closed()` hands them back.
-struct JSONLine {
-    var bytes: [UInt8]
+/// A JSON object being written, one member at a time, into a sink it holds
+/// alone (an array, or the report's ``ByteBuffer``), so that appending never
+/// copies what is there already: `init(appendingTo:)` takes the caller's
+/// bytes over, and `finished()` or `closed()` hands them back.
+struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
+    var bytes: Sink
     private var first = true
-
-    /// A new object in a new array.
-    init() {
-        bytes = [UInt8(ascii: "{")]
-    }
 
     /// An object after the bytes of `bytes`, which it takes over, leaving
     /// them empty until the caller takes them back.
-    init(appendingTo bytes: inout [UInt8]) {
-        self.bytes = []
+    init(appendingTo bytes: inout Sink) {
+        self.bytes = Sink()
         swap(&self.bytes, &bytes)
         self.bytes.append(UInt8(ascii: "{"))
     }
@@ -28,41 +22,43 @@ struct JSONLine {
     }
 
     /// Starts the member `key`; the caller appends its value to `bytes`.
+    @inline(__always)
     mutating func key(_ key: StaticString) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(first ? UInt8(ascii: "\"") : UInt8(ascii: ","))
+        if !first { bytes.append(UInt8(ascii: "\"")) }
         first = false
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: "\":".utf8)
+        bytes.append(ascii: key)
+        bytes.append(ascii: "\":")
     }
 
     /// The object's bytes, closed and ended with a newline, handed back.
-    mutating func finished() -> [UInt8] {
-        bytes.append(contentsOf: "}\n".utf8)
-        return handBack()
+    consuming func finished() -> Sink {
+        bytes.append(ascii: "}\n")
+        return bytes
     }
 
     /// The object's bytes, closed, to nest inside another value, handed back.
-    mutating func closed() -> [UInt8] {
+    consuming func closed() -> Sink {
         bytes.append(UInt8(ascii: "}"))
-        return handBack()
-    }
-
-    /// The bytes, moved out: the caller holds them alone, so its next append copies nothing.
-    private mutating func handBack() -> [UInt8] {
-        var out: [UInt8] = []
-        swap(&out, &bytes)
-        return out
+        return bytes
     }
 
     mutating func string(_ key: StaticString, _ value: String?) {
         self.key(key)
-        if let value { JSONWriter.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { JSONWriter.appendString(value, to: &bytes) } else { bytes.append(ascii: "null") }
+    }
+
+    /// The member `key` whose value is `quoted`, a JSON string already
+    /// (a word of the report's own, such as `"delivered"`).
+    @inline(__always)
+    mutating func word(_ key: StaticString, _ quoted: StaticString) {
+        self.key(key)
+        bytes.append(ascii: quoted)
     }
 
     mutating func number(_ key: StaticString, _ value: Int) {
         self.key(key)
-        bytes.append(contentsOf: String(value).utf8)
+        bytes.appendDecimal(value)
     }
 
     mutating func strings(_ key: StaticString, _ values: [String]) {
@@ -84,5 +80,13 @@ struct JSONLine {
             object { build(&$0, value) }
         }
         bytes.append(UInt8(ascii: "]"))
+    }
+}
+
+extension JSONLine where Sink == [UInt8] {
+    /// A new object in a new array.
+    init() {
+        var bytes: [UInt8] = []
+        self.init(appendingTo: &bytes)
     }
 }

@@ -18,14 +18,14 @@ extension Message {
     }
 
     /// Appends the id as a JSON string.
-    func appendIDJSON(to bytes: inout [UInt8]) {
+    func appendIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         guard layout.id >= 0 else { return source.appendDefaultIDJSON(to: &bytes) }
         Self.appendAsString(value(layout.id), to: &bytes)
     }
 
     /// Appends the target as a JSON string, or null.
-    func appendTargetJSON(to bytes: inout [UInt8]) {
-        guard target >= 0 else { return bytes.append(contentsOf: "null".utf8) }
+    func appendTargetJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+        guard target >= 0 else { return bytes.append(ascii: "null") }
         Self.appendAsString(value(target), to: &bytes)
     }
 
@@ -139,10 +139,10 @@ extension Message {
     }
 
     /// Appends a string value as it is, and any other scalar's text as a JSON string.
-    static func appendAsString(_ value: JSONValue, to bytes: inout [UInt8]) {
+    static func appendAsString<Sink: ByteSink & ~Copyable>(_ value: JSONValue, to bytes: inout Sink) {
         if value.kind == .string {
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: value.rawBytes)
+            bytes.append(bytes: value.rawBytes)
             bytes.append(UInt8(ascii: "\""))
         } else {
             JSONWriter.appendString(value.rawBytes, to: &bytes)

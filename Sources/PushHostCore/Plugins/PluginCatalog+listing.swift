@@ -131,7 +131,7 @@ extension PluginCatalog {
     /// The walls a worker would put up for `plugin` and its grants, as the member `sandbox`:
     /// `{"landlock":7,"seccomp":true,"read":[...],"write":[...],"network":[...],"bus":"session","exec":false}`,
     /// `network` being `true` when the network is granted whole; `{"refused": "..."}` when the grants are malformed.
-    private func sandboxJSON(_ plugin: Loadable, into line: inout JSONLine) {
+    private func sandboxJSON(_ plugin: Loadable, into line: inout JSONLine<[UInt8]>) {
         let (landlock, seccomp) = Walls.available
         let grants = self.grants(plugin)
         line.key("sandbox")

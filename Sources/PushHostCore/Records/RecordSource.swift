@@ -19,26 +19,26 @@ package enum RecordSource: Equatable, Sendable {
     }
 
     /// Appends `defaultID`'s bytes.
-    func appendDefaultID(to bytes: inout [UInt8]) {
+    func appendDefaultID<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         switch self {
         case .stdin(let line):
             bytes.append(ascii: "stdin-")
             bytes.appendDecimal(line)
         case .spool(let file, let line):
-            bytes.append(contentsOf: file.utf8)
+            bytes.append(utf8: file)
             if let line {
                 bytes.append(UInt8(ascii: "#"))
                 bytes.appendDecimal(line)
             }
         case .plugin(let name, let record):
-            bytes.append(contentsOf: name.utf8)
+            bytes.append(utf8: name)
             bytes.append(UInt8(ascii: "-"))
             bytes.appendDecimal(record)
         }
     }
 
     /// Appends `defaultID` as a JSON string.
-    func appendDefaultIDJSON(to bytes: inout [UInt8]) {
+    func appendDefaultIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         guard case .spool = self else {
             // "stdin-7", "fifo-source-2": plugin names are [a-z0-9_-], nothing to escape.
             bytes.append(UInt8(ascii: "\""))
@@ -92,7 +92,7 @@ package enum RecordSource: Equatable, Sendable {
 
     /// `{"kind":"stdin","line":7}`, `{"kind":"spool","file":"x.json","line":4}` or
     /// `{"kind":"plugin","plugin":"fifo-source","record":3}`.
-    func appendJSON(to bytes: inout [UInt8]) {
+    func appendJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         if case .stdin(let number) = self {
             bytes.append(ascii: "{\"kind\":\"stdin\",\"line\":")
             bytes.appendDecimal(number)

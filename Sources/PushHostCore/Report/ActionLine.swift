@@ -55,7 +55,7 @@ struct ActionLine: ReportLine {
         self.source = source
     }
 
-    func write(into line: inout JSONLine) {
+    func write(into line: inout JSONLine<ByteBuffer>) {
         line.string("event", HostEvent.Kind.action.rawValue)
         line.string("id", event.id)
         line.string("action", event.action)
@@ -64,7 +64,7 @@ struct ActionLine: ReportLine {
         line.strings("ui", ui)
         if let retainedAt {
             line.key("retained_at")
-            line.bytes.append(contentsOf: String(retainedAt).utf8)
+            line.bytes.append(utf8: String(retainedAt))
         }
         if let problem { line.string("error", problem) }
         line.key("source")

@@ -7,7 +7,7 @@ struct FailedLine: ReportLine {
 
     var problem: String? { reason }
 
-    func write(into line: inout JSONLine) {
+    func write(into line: inout JSONLine<ByteBuffer>) {
         line.string("id", source.defaultID)
         line.string("target", nil)
         line.string("status", Status.failed.rawValue)

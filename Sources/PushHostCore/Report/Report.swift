@@ -71,9 +71,12 @@ final class Report {
             bytes = writer.append(built, keeping: true)!
             writer.flush()
         } else {
-            var json = JSONLine()
+            var buffer = ByteBuffer()
+            var json = JSONLine(appendingTo: &buffer)
             built.write(into: &json)
-            bytes = json.closed()
+            // Held in a constant while it is copied: its memory goes with it.
+            let closed = json.closed()
+            bytes = Array(closed.bytes)
         }
         if let observer {
             (bytes + [0]).withUnsafeBufferPointer { observer(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }

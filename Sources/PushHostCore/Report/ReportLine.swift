@@ -3,7 +3,7 @@ protocol ReportLine {
     /// Why, when the record was rejected or failed.
     var problem: String? { get }
     /// Writes the line's members.
-    func write(into line: inout JSONLine)
+    func write(into line: inout JSONLine<ByteBuffer>)
 }
 
 /// A push message's line:
@@ -14,36 +14,37 @@ struct MessageLine: ReportLine {
     let status: Status
     let route: Route
     /// The data plugins' names, in load order.
-    let dataPlugins: [String]
-    /// The plugins the UI stage called.
-    let ui: [String]
+    let names: ReportNames
+    /// The plugins the UI stage called, as a JSON array (``ReportNames/array(_:)``).
+    let ui: [UInt8]
     let problem: String?
 
-    func write(into line: inout JSONLine) {
+    func write(into line: inout JSONLine<ByteBuffer>) {
         let message = flight.message
+        // The members every line has are written with their punctuation, one run each.
         line.key("id")
         message.appendIDJSON(to: &line.bytes)
-        line.key("target")
+        line.bytes.append(ascii: #","target":"#)
         message.appendTargetJSON(to: &line.bytes)
-        line.string("status", status.rawValue)
-        line.string("route", route.word)
-        line.key("data")
-        line.bytes.append(UInt8(ascii: "["))
+        line.bytes.append(ascii: #","status":"#)
+        line.bytes.append(ascii: status.quoted)
+        line.bytes.append(ascii: #","route":"#)
+        line.bytes.append(ascii: route.quoted)
+        line.bytes.append(ascii: #","data":["#)
         for index in 0..<flight.next {
             if index > 0 { line.bytes.append(UInt8(ascii: ",")) }
-            line.object { item in
-                item.string("plugin", dataPlugins[index])
-                item.string("verdict", flight.verdicts[index].rawValue)
-            }
+            names.dataItems[index].withUnsafeBytes { line.bytes.append(bytes: $0) }
+            line.bytes.append(ascii: flight.verdicts[index].quoted)
+            line.bytes.append(UInt8(ascii: "}"))
         }
-        line.bytes.append(UInt8(ascii: "]"))
-        line.strings("ui", ui)
+        line.bytes.append(ascii: #"],"ui":"#)
+        ui.withUnsafeBytes { line.bytes.append(bytes: $0) }
         if let stop = flight.interception.stop {
             line.string("by", stop.by)
             if stop.effect == .suppressed, let reason = stop.reason { line.string("reason", reason) }
         }
-        line.string("error", problem)
-        line.key("source")
+        if let problem { line.string("error", problem) } else { line.bytes.append(ascii: #","error":null"#) }
+        line.bytes.append(ascii: #","source":"#)
         message.source.appendJSON(to: &line.bytes)
     }
 }
@@ -58,7 +59,7 @@ struct EventLine: ReportLine {
         if case .failed(let reason) = status { reason } else { nil }
     }
 
-    func write(into line: inout JSONLine) {
+    func write(into line: inout JSONLine<ByteBuffer>) {
         line.string("event", event.kind.rawValue)
         line.string("status", status.word)
         if case .foreground(let screens) = event { line.strings("screens", screens) }
@@ -76,7 +77,7 @@ struct RejectedLine: ReportLine {
 
     var problem: String? { error.text }
 
-    func write(into line: inout JSONLine) {
+    func write(into line: inout JSONLine<ByteBuffer>) {
         if let event = error.event {
             line.string("event", event.rawValue)
         } else {

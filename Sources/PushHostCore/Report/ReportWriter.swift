@@ -31,7 +31,7 @@ final class ReportWriter {
     /// Whether `fd` is a regular file, the only kind `fsync` makes durable.
     private let regular: Bool
     private let logger: Logger
-    private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: 1 << 16)
     /// The first write or `fsync` that failed, as logged: `report PATH: write failed: REASON`.
     private(set) var failure: String?
 
@@ -48,7 +48,6 @@ final class ReportWriter {
         }
         var info = stat()
         regular = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-        buffer.reserveCapacity(1 << 16)
     }
 
     deinit {
@@ -79,7 +78,7 @@ final class ReportWriter {
         var json = JSONLine(appendingTo: &buffer)
         line.write(into: &json)
         buffer = json.finished()
-        let kept = keeping ? Array(buffer[start..<buffer.count - 1]) : nil
+        let kept = keeping ? Array(UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<buffer.count - 1])) : nil
         if buffer.count >= 1 << 16 { flush() }
         return kept
     }
@@ -87,8 +86,8 @@ final class ReportWriter {
     /// Writes out everything buffered; after a failure, drops it.
     func flush() {
         guard !buffer.isEmpty else { return }
-        if failure == nil && !FileContents.write(buffer, to: fd) { fail("write failed", errno) }
-        buffer.removeAll(keepingCapacity: true)
+        if failure == nil && !FileContents.write(buffer.bytes, to: fd) { fail("write failed", errno) }
+        buffer.removeAll()
     }
 
     /// Writes out everything buffered and, for a regular file, `fsync`s it;

@@ -10,7 +10,7 @@ struct SkippedLine: ReportLine {
 
     var problem: String? { nil }
 
-    func write(into line: inout JSONLine) {
+    func write(into line: inout JSONLine<ByteBuffer>) {
         line.string("event", MessageFormat.ntfy.rawValue)
         line.string("status", Status.skipped.rawValue)
         line.string("ntfy_event", event.rawValue)

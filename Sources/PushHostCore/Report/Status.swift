@@ -14,6 +14,18 @@ enum Status: String {
     /// poll_request), not a message: nobody was called.
     case skipped
 
+    /// The word as a JSON string, quotes included, for the report.
+    var quoted: StaticString {
+        switch self {
+        case .delivered: #""delivered""#
+        case .suppressed: #""suppressed""#
+        case .failed: #""failed""#
+        case .undelivered: #""undelivered""#
+        case .rejected: #""rejected""#
+        case .skipped: #""skipped""#
+        }
+    }
+
     /// What the record's source learns.
     var result: RecordResult {
         switch self {

@@ -56,6 +56,8 @@ final class Pipeline: Intake, Awaited {
     let app: AppState
     let actions: Actions
     let report: Report
+    /// The data plugins' names as report lines write them.
+    private let reportNames: ReportNames
     private let logger: Logger
     private let platform: Platform?
     private let targetKey: [UInt8]
@@ -80,6 +82,7 @@ final class Pipeline: Intake, Awaited {
         self.app = app
         self.actions = actions
         self.report = report
+        reportNames = ReportNames(data: dataStage.names)
         self.logger = logger
         platform = options.platform
         targetKey = Array(options.targetKey.utf8)
@@ -395,7 +398,7 @@ final class Pipeline: Intake, Awaited {
             return
         }
         write(flight, result: .retry) {
-            MessageLine(flight: flight, status: .failed, route: .none, dataPlugins: dataStage.names, ui: [], problem: reason)
+            MessageLine(flight: flight, status: .failed, route: .none, names: reportNames, ui: ReportNames.none, problem: reason)
         }
     }
 
@@ -467,7 +470,7 @@ final class Pipeline: Intake, Awaited {
         actions.store.note(flight.message, status: status)
         write(flight, result: status.result) {
             MessageLine(
-                flight: flight, status: status, route: taken, dataPlugins: dataStage.names,
+                flight: flight, status: status, route: taken, names: reportNames,
                 ui: route.called(on: taken, screens: screens), problem: Self.problem(of: flight))
         }
     }

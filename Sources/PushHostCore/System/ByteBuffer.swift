@@ -3,10 +3,12 @@ import Glibc
 #endif
 
 /// Bytes written one after the other into memory of its own, for a writer
-/// on the hot path: each write is a `memcpy` and a count, with no checks of
-/// uniqueness or growth between them. The writer says beforehand how many
-/// bytes at most it writes (`reserve`).
-struct ByteBuffer: ~Copyable {
+/// on the hot path: each `write` is a `memcpy` and a count, with no checks
+/// of uniqueness or growth between them, the writer saying beforehand how
+/// many bytes at most it writes (`reserve`). As a ``ByteSink`` (a JSON line
+/// whose length is not known beforehand), each `append` checks for room
+/// first, and nothing else.
+struct ByteBuffer: ~Copyable, ByteSink {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
     private(set) var count = 0
@@ -16,8 +18,14 @@ struct ByteBuffer: ~Copyable {
         base = .allocate(byteCount: self.capacity, alignment: 8)
     }
 
+    /// An empty buffer that holds no memory until its first append.
+    init() {
+        capacity = 0
+        base = UnsafeMutableRawPointer(bitPattern: 16).unsafelyUnwrapped
+    }
+
     deinit {
-        base.deallocate()
+        if capacity > 0 { base.deallocate() }
     }
 
     var isEmpty: Bool { count == 0 }
@@ -28,10 +36,11 @@ struct ByteBuffer: ~Copyable {
     /// Makes room for `more` bytes after those written.
     mutating func reserve(_ more: Int) {
         guard count + more > capacity else { return }
-        capacity = max(capacity * 2, count + more)
+        let held = capacity
+        capacity = max(capacity * 2, count + more, 64)
         let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         grown.copyMemory(from: base, byteCount: count)
-        base.deallocate()
+        if held > 0 { base.deallocate() }
         base = grown
     }
 
@@ -67,6 +76,26 @@ struct ByteBuffer: ~Copyable {
     mutating func write(_ byte: UInt8) {
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count += 1
+    }
+
+    // MARK: As a ByteSink: room made first
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { reserve(1) }
+        write(byte)
+    }
+
+    @inline(__always)
+    mutating func append(bytes: UnsafeRawBufferPointer) {
+        if count + bytes.count > capacity { reserve(bytes.count) }
+        write(bytes)
+    }
+
+    mutating func appendDecimal(_ value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        if count + 20 > capacity { reserve(20) }
+        write(decimal: value)
     }
 
     /// Writes `value` (not negative) in decimal: at most 20 bytes.

@@ -18,4 +18,14 @@ enum Route: Equatable {
         case .none: "none"
         }
     }
+
+    /// The word as a JSON string, quotes included.
+    var quoted: StaticString {
+        switch self {
+        case .background: #""background""#
+        case .target: #""target""#
+        case .mismatch: #""mismatch""#
+        case .none: #""none""#
+        }
+    }
 }

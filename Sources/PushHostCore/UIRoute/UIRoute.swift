@@ -11,8 +11,10 @@ import CPushHost
 /// that route has no handler    -> none       (undelivered)
 /// ```
 final class UIRoute {
-    /// The background plugins' names, in load order, for the report.
-    let backgroundNames: [String]
+    /// The background plugins' names, in load order, as the report's JSON array.
+    private let backgroundNames: [UInt8]
+    /// Each screen's name as the report's JSON array, made the first time it is called.
+    @exclusivity(unchecked) private var screenNames: [String: [UInt8]] = [:]
     private let background: UnsafeMutableBufferPointer<Handler>
     /// The background plugins' numbers, for the order of calls across processes.
     private let backgroundPlugins: [Int32]
@@ -27,7 +29,7 @@ final class UIRoute {
         self.journal = journal
         self.order = order
         isOrdered = order != nil
-        backgroundNames = plugins.background.map(\.name)
+        backgroundNames = ReportNames.array(plugins.background.map(\.name))
         background = Handler.table(plugins.background)
         backgroundPlugins = plugins.background.map(\.index)
     }
@@ -90,14 +92,21 @@ final class UIRoute {
         return route
     }
 
-    /// The plugins `route` called, for the report, given the names of the
-    /// visible screens, top first.
-    func called(on route: Route, screens: [String]) -> [String] {
+    /// The plugins `route` called, as the report's JSON array, given the
+    /// names of the visible screens, top first.
+    func called(on route: Route, screens: [String]) -> [UInt8] {
         switch route {
         case .background: backgroundNames
-        case .target(let position): [screens[position]]
-        case .mismatch: [screens[0]]
-        case .none: []
+        case .target(let position): screenNames(screens[position])
+        case .mismatch: screenNames(screens[0])
+        case .none: ReportNames.none
         }
+    }
+
+    private func screenNames(_ screen: String) -> [UInt8] {
+        if let names = screenNames[screen] { return names }
+        let names = ReportNames.array([screen])
+        screenNames[screen] = names
+        return names
     }
 }

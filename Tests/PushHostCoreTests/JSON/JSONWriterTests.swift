@@ -48,4 +48,39 @@ struct JSONWriterTests {
         #expect(kind == .string)
         #expect(decoded == original)
     }
+
+    /// The writer checks eight bytes at a time: a byte to escape at every
+    /// place of a long run, each kind of it, is still escaped, written into
+    /// an array and into a `ByteBuffer` alike.
+    @Test("a byte to escape anywhere in a long run", arguments: [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x01, 0x1F])
+    func escapeAnywhere(_ special: UInt8) {
+        for place in 0..<24 {
+            var input = Array("abcdefghijklmnopqrstuvwx".utf8)
+            input[place] = special
+            var expected = Array(input[..<place].map { $0 })
+            switch special {
+            case UInt8(ascii: "\""): expected += Array(#"\""#.utf8)
+            case UInt8(ascii: "\\"): expected += Array(#"\\"#.utf8)
+            case 0x0A: expected += Array(#"\n"#.utf8)
+            default: expected += Array(String(format: "\\u%04x", Int(special)).utf8)
+            }
+            expected = [UInt8(ascii: "\"")] + expected + input[(place + 1)...] + [UInt8(ascii: "\"")]
+            var array: [UInt8] = []
+            var buffer = ByteBuffer()
+            input.withUnsafeBytes {
+                JSONWriter.appendString($0, to: &array)
+                JSONWriter.appendString($0, to: &buffer)
+            }
+            #expect(array == expected, "\(place)")
+            #expect(Array(buffer.bytes) == expected, "\(place)")
+        }
+    }
+
+    /// High bytes (UTF-8 past ASCII) in a long run never count as a byte to escape.
+    @Test func highBytesPassWhole() {
+        let text = String(repeating: "é€\u{FF}ÿ", count: 6)
+        var out: [UInt8] = []
+        JSONWriter.appendString(text, to: &out)
+        #expect(out == [UInt8(ascii: "\"")] + Array(text.utf8) + [UInt8(ascii: "\"")])
+    }
 }

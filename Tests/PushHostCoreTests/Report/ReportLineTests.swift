@@ -10,9 +10,11 @@ import Testing
 struct ReportLineTests {
     /// The line `line` writes, without its newline.
     static func text(_ line: some ReportLine) -> String {
-        var json = JSONLine()
+        var buffer = ByteBuffer()
+        var json = JSONLine(appendingTo: &buffer)
         line.write(into: &json)
-        return String(decoding: json.closed(), as: UTF8.self)
+        let closed = json.closed()
+        return String(decoding: closed.bytes, as: UTF8.self)
     }
 
     /// The line parsed back, to check that it is one JSON object.
@@ -96,7 +98,8 @@ struct ReportLineTests {
                 flight.interception.stop = InterceptorStop(effect: stop.suppressed ? .suppressed : .failed, by: stop.by, reason: stop.reason)
             }
             return Self.text(MessageLine(
-                flight: flight, status: item.status, route: item.route, dataPlugins: ["data-a", "data-b"], ui: item.ui, problem: item.problem))
+                flight: flight, status: item.status, route: item.route, names: ReportNames(data: ["data-a", "data-b"]),
+                ui: ReportNames.array(item.ui), problem: item.problem))
         }
         #expect(text == item.expected)
         #expect(Self.object(text) != nil, "not one JSON object: \(text)")
