@@ -5,10 +5,12 @@
 /// Its message comes from ``MessagePool``, with a handle of its own, and
 /// goes back there (its handle retired) when the record goes.
 final class InFlight {
+    // Unchecked accesses: only the dispatch thread touches a record, and
+    // each check would cost more than what it guards.
     let message: Message
     @exclusivity(unchecked) var interception = Interception()
     /// The record's completion, when its source asked for one.
-    var completion: RecordCompletion?
+    @exclusivity(unchecked) var completion: RecordCompletion?
     /// The index, among the data plugins, of the next one to call; while
     /// `isWaiting`, the one whose `complete` is awaited.
     var next = 0
@@ -18,7 +20,7 @@ final class InFlight {
     var anyFailed = false
     var anySuppressed = false
     /// Why, when any verdict is failed, or a UI handler could not take the message.
-    var errors: [String] = []
+    @exclusivity(unchecked) var errors: [String] = []
     /// Whether a `complete` is awaited, and until when (monotonic ns).
     var isWaiting = false
     var deadline: UInt64 = 0

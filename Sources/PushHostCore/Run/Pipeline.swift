@@ -438,15 +438,17 @@ final class Pipeline: Intake, Awaited {
         var call: UInt64 = 0
         let reachesUI = flight.interception.stop == nil && !flight.anyFailed && !flight.anySuppressed
         if reachesUI {
-            taken = route.deliver(route.plan(flight.message, screens: app.visible), flight.message, screens: app.visible)
+            let visible = app.visible
+            taken = route.deliver(route.plan(flight.message, screens: visible), flight.message, screens: visible)
             if let posted = workers.takePosted() { (worker, call) = posted }
         }
+        // The screens' names matter to the report only when a screen was called.
+        let screens = taken == .background || taken == .none ? nil : app.visibleNames
         guard deliveredIsEmpty && worker == nil else {
-            let screens = taken == .background || taken == .none ? nil : app.visibleNames
             delivered.append(Delivered(flight: flight, route: taken, screens: screens, worker: worker, call: call))
             return false
         }
-        report(flight, route: taken, screens: app.visibleNames)
+        report(flight, route: taken, screens: screens ?? [])
         return true
     }
 

@@ -18,7 +18,9 @@ final class ParsedBatch: @unchecked Sendable {
     /// Room for one token per byte, the most the lines of `bytes` can produce.
     let tape: UnsafeMutablePointer<JSONToken>
     private var tapeUsed = 0
-    private(set) var records: [Line] = []
+    // Unchecked: the reader thread and the dispatch thread hand a batch
+    // over with a semaphore, never touching it together.
+    @exclusivity(unchecked) private(set) var records: [Line] = []
     /// The input ended after these records.
     var isLast = false
     /// Reading failed after these records.
