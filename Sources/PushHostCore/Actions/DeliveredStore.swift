@@ -49,8 +49,6 @@ final class DeliveredStore {
     private static let writeDelay: UInt64 = 1_000_000_000
     /// The most the buffer holds before it drops its oldest lines: 16 MiB.
     private static let bufferedBytes = 16 << 20
-    /// Where the uncommon parts of a line are built first.
-    @exclusivity(unchecked) private var scratch: [UInt8] = []
     /// `,"platform":"android","target_key":"k"`: what reading a record again
     /// needs to know of this run's flags, when they are not the defaults.
     private let readingFlags: [UInt8]
@@ -123,13 +121,13 @@ final class DeliveredStore {
         guard failure == nil else { return }
         // One access to each buffer for the whole line: the accesses of a
         // class's properties are checked one by one.
-        Self.writeLine(of: message, status: status, flags: readingFlags, into: &buffer, using: &scratch)
+        Self.writeLine(of: message, status: status, flags: readingFlags, into: &buffer)
         written()
     }
 
     /// Writes the store's line of `message` into `buffer`.
     private static func writeLine(
-        of message: Message, status: Status, flags: [UInt8], into buffer: inout ByteBuffer, using scratch: inout [UInt8]
+        of message: Message, status: Status, flags: [UInt8], into buffer: inout ByteBuffer
     ) {
         let record = message.recordBytes
         buffer.reserve(160 + record.count + flags.count)
@@ -141,22 +139,17 @@ final class DeliveredStore {
             buffer.write(decimal: line)
             let number = UnsafeRawBufferPointer(rebasing: buffer.bytes[digits...])
             buffer.write("\"")
-            guard status == .delivered else { return writeStatus(status, into: &buffer, using: &scratch) }
+            guard status == .delivered else { return writeStatus(status, into: &buffer) }
             buffer.write(",\"status\":\"delivered\",\"source\":{\"kind\":\"stdin\",\"line\":")
             buffer.write(number)
             buffer.write("}")
         } else {
-            scratch.removeAll(keepingCapacity: true)
-            message.appendCanonicalIDJSON(to: &scratch)
-            guard status == .delivered else {
-                buffer.reserve(scratch.count)
-                scratch.withUnsafeBytes { buffer.write($0) }
-                return writeStatus(status, into: &buffer, using: &scratch)
-            }
-            scratch.append(ascii: ",\"status\":\"delivered\",\"source\":")
-            message.source.appendJSON(to: &scratch)
-            buffer.reserve(scratch.count)
-            scratch.withUnsafeBytes { buffer.write($0) }
+            // Appended, each checking for room: an id or a file name has no bound.
+            message.appendCanonicalIDJSON(to: &buffer)
+            guard status == .delivered else { return writeStatus(status, into: &buffer) }
+            buffer.append(ascii: ",\"status\":\"delivered\",\"source\":")
+            message.source.appendJSON(to: &buffer)
+            buffer.reserve(32 + record.count + flags.count)
         }
         if message.isNormalizedForm {
             buffer.write(",\"normalized\":")
@@ -175,13 +168,10 @@ final class DeliveredStore {
     }
 
     /// Ends the line of a message that was not delivered: its status only.
-    private static func writeStatus(_ status: Status, into buffer: inout ByteBuffer, using scratch: inout [UInt8]) {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(ascii: ",\"status\":")
-        JSONWriter.appendString(status.rawValue, to: &scratch)
-        scratch.append(ascii: "}\n")
-        buffer.reserve(scratch.count)
-        scratch.withUnsafeBytes { buffer.write($0) }
+    private static func writeStatus(_ status: Status, into buffer: inout ByteBuffer) {
+        buffer.append(ascii: ",\"status\":")
+        buffer.append(ascii: status.quoted)
+        buffer.append(ascii: "}\n")
     }
 
     private func written() {
@@ -332,7 +322,7 @@ extension Message {
 
     /// Appends the id as a JSON string with nothing escaped that need not
     /// be, so that one id always has the same bytes.
-    func appendCanonicalIDJSON(to bytes: inout [UInt8]) {
+    func appendCanonicalIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         guard layout.id >= 0, value(layout.id).isEscaped else { return appendIDJSON(to: &bytes) }
         value(layout.id).textBytes.withUnsafeBytes { JSONWriter.appendString($0, to: &bytes) }
     }

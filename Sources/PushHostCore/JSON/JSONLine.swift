@@ -24,9 +24,9 @@ struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
     /// Starts the member `key`; the caller appends its value to `bytes`.
     @inline(__always)
     mutating func key(_ key: StaticString) {
-        bytes.append(first ? UInt8(ascii: "\"") : UInt8(ascii: ","))
-        if !first { bytes.append(UInt8(ascii: "\"")) }
+        if !first { bytes.append(UInt8(ascii: ",")) }
         first = false
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(ascii: key)
         bytes.append(ascii: "\":")
     }
@@ -48,14 +48,6 @@ struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
         if let value { JSONWriter.appendString(value, to: &bytes) } else { bytes.append(ascii: "null") }
     }
 
-    /// The member `key` whose value is `quoted`, a JSON string already
-    /// (a word of the report's own, such as `"delivered"`).
-    @inline(__always)
-    mutating func word(_ key: StaticString, _ quoted: StaticString) {
-        self.key(key)
-        bytes.append(ascii: quoted)
-    }
-
     mutating func number(_ key: StaticString, _ value: Int) {
         self.key(key)
         bytes.appendDecimal(value)
@@ -63,12 +55,7 @@ struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
 
     mutating func strings(_ key: StaticString, _ values: [String]) {
         self.key(key)
-        bytes.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(value, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        JSONWriter.appendStrings(values, to: &bytes)
     }
 
     /// An array of objects, one per value, each written by `build`.

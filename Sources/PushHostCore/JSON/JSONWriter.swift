@@ -13,6 +13,16 @@ package enum JSONWriter {
         string.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }
     }
 
+    /// Appends `strings` as a JSON array of strings: `["a","b"]`.
+    static func appendStrings<Sink: ByteSink & ~Copyable>(_ strings: [String], to out: inout Sink) {
+        out.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(string, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     /// Appends the UTF-8 bytes `utf8` as a quoted, escaped JSON string literal to `out`.
     ///
     /// `"` and `\` are escaped with a backslash; control characters as `\b \f \n \r \t`

@@ -18,12 +18,8 @@ struct ReportNames {
 
     /// `names` as a JSON array: `["a","b"]`.
     static func array(_ names: [String]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        for (index, name) in names.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(name, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        var bytes: [UInt8] = []
+        JSONWriter.appendStrings(names, to: &bytes)
         return bytes
     }
 }
