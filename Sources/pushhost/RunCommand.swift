@@ -8,8 +8,12 @@ import Glibc
 
 /// `pushhost run`: load the plugins, then dispatch every record of standard input.
 struct RunCommand: ParsableCommand, LoggingCommand {
+    /// `_superCommandName` matters only when `run` is parsed alone
+    /// (`PushHostCommand.command(from:)`): it spares that parse the check
+    /// for `--generate-completion-script`, which the root answers.
     static let configuration = CommandConfiguration(
         commandName: "run",
+        _superCommandName: "pushhost",
         abstract: "Load the plugins and dispatch the messages read from standard input and the spool (the default command).",
         discussion: """
             Standard input holds one JSON object per line: a push message (GCM/FCM legacy, FCM HTTP v1, \

@@ -27,7 +27,7 @@ var loggingReady = false
 do {
     try LogSettings.fromEnvironment(fallback: &logSettings)
     try PushHostCommand.checkCommandName(arguments)
-    var command = try PushHostCommand.parseAsRoot(arguments)
+    var command = try PushHostCommand.command(from: arguments)
     if let logging = command as? LoggingCommand { logSettings = logging.log.applied(to: logSettings) }
     startLogging()
     try command.run()
