@@ -3,8 +3,9 @@ import Synchronization
 
 /// One call of a data handler, and who gives the host its verdict.
 ///
-/// The handler runs in a task started with `Task.immediate`, on the host's
-/// thread until it first suspends. A handler that returns (or throws)
+/// The handler runs on the plugin's `DataRunner` (or on a task started
+/// with `Task.immediate` while that is busy), on the host's thread until it
+/// first suspends. A handler that returns (or throws)
 /// before that gets its verdict returned from `on_data` itself; one that
 /// suspended gets `PH_PENDING` from `on_data`, then one `complete` when it
 /// ends. `state` decides, by one compare-and-exchange on each side, which
@@ -49,7 +50,7 @@ final class DataCall: Sendable {
         if !exchanged { context.host.pointee.complete(context.host, handle.raw, verdict) }
     }
 
-    /// What `on_data` returns once `Task.immediate` did: the verdict when
+    /// What `on_data` returns once the handler returned or suspended: the verdict when
     /// the handler already gave it, else `PH_PENDING`.
     func returned() -> ph_verdict {
         let (exchanged, verdict) = state.compareExchange(

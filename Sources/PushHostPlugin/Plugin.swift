@@ -51,11 +51,13 @@ extension Plugin {
 ///
 /// The handler starts on the host's thread, at once. One that returns or
 /// throws without suspending gives its verdict right there, as a C plugin
-/// returning from `on_data` would: no task hop, nothing waits. One that
-/// suspends (an `await` that really waits) lets the host go on with other
-/// messages while it is under way; the host still calls UI handlers in the
-/// order messages arrived. Either way, keep the work before the first
-/// `await` short: until then the host waits for it.
+/// returning from `on_data` would: no task hop, nothing waits, and no task
+/// is started for it (the handlers run on one task the plugin keeps). One
+/// that suspends (an `await` that really waits) lets the host go on with
+/// other messages while it is under way, each then on a task of its own;
+/// the host still calls UI handlers in the order messages arrived. Either
+/// way, keep the work before the first `await` short: until then the host
+/// waits for it.
 public protocol DataPlugin: Plugin {
     func onData(_ message: Message) async throws -> Verdict
 }

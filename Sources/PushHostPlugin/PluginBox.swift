@@ -9,6 +9,8 @@ final class PluginBox: @unchecked Sendable {
     let context: PluginContext
     let plugin: any Plugin
     private let data: (any DataPlugin)?
+    /// The task that runs `data`'s handler.
+    private let runner: DataRunner?
     private let background: (any BackgroundPlugin)?
     private let screen: (any ScreenPlugin)?
     private let token: (any TokenPlugin)?
@@ -19,6 +21,7 @@ final class PluginBox: @unchecked Sendable {
         self.plugin = plugin
         self.context = context
         data = plugin as? any DataPlugin
+        runner = data == nil ? nil : DataRunner()
         background = plugin as? any BackgroundPlugin
         screen = plugin as? any ScreenPlugin
         token = plugin as? any TokenPlugin
@@ -60,16 +63,19 @@ final class PluginBox: @unchecked Sendable {
         guard let pointer else { return }
         let box = Unmanaged<PluginBox>.fromOpaque(pointer).takeRetainedValue()
         box.interception?.close()
+        box.runner?.close()
         box.plugin.shutdown()
     }
 
-    /// Runs the async data handler at once (`Task.immediate`): its verdict
-    /// when it gives one without suspending, else `PH_PENDING` and one
-    /// `complete` when it does (see `DataCall`).
+    /// Runs the async data handler at once, on the plugin's runner (or, when
+    /// that is still busy with a handler that suspended, on a task of its
+    /// own started with `Task.immediate`): its verdict when it gives one
+    /// without suspending, else `PH_PENDING` and one `complete` when it does
+    /// (see `DataCall`).
     func onData(_ message: OpaquePointer) -> ph_verdict {
-        guard let data else { return PH_CONTINUE }
+        guard let data, let runner else { return PH_CONTINUE }
         let call = DataCall(data, context: context, handle: message)
-        Task.immediate { await call.run() }
+        if !runner.run(call) { Task.immediate { await call.run() } }
         return call.returned()
     }
 

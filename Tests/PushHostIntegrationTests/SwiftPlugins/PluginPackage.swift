@@ -20,7 +20,8 @@ import Testing
 ///   context's `currentToken` during the call (`-` for nil).
 /// - `grumpy` (background): its init throws `grumpy will not start: REASON`
 ///   (REASON from the `reason` setting, default `no coffee`).
-/// - `quick` (data): waits `data.sleep_ms` when given, then gives the
+/// - `quick` (data): waits `data.sleep_ms` when given (in a child task,
+///   `async let`, when `data.child` is `yes`), then gives the
 ///   verdict `data.verdict` (continue, the default, suppress, or throw,
 ///   which throws `refused ID`), writing `VERDICT ID THREAD` first: THREAD
 ///   is `host-thread` when the handler runs on the thread that made the
@@ -249,7 +250,12 @@ struct PluginPackage: Sendable {
 
             func onData(_ message: Message) async throws -> Verdict {
                 if let sleep = message.data["sleep_ms"].flatMap({ Int($0) }) {
-                    try await Task.sleep(for: .milliseconds(sleep))
+                    if message.data["child"] == "yes" {
+                        async let slept: Void = Task.sleep(for: .milliseconds(sleep))
+                        try await slept
+                    } else {
+                        try await Task.sleep(for: .milliseconds(sleep))
+                    }
                 }
                 let verdict = message.data["verdict"] ?? "continue"
                 log?.append(verdict, message.id, pthread_equal(pthread_self(), hostThread) != 0 ? "host-thread" : "other-thread")

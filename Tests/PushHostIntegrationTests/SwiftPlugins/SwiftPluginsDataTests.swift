@@ -60,4 +60,36 @@ import Testing
             ["continue", "m5", "host-thread"], ["suppress", "m4", "other-thread"],
         ])
     }
+
+    /// Once a handler that suspended is over, the next messages' handlers
+    /// run at once on the host's thread again, one after a child task
+    /// (`async let`) and one after a plain sleep: the plugin's runner takes
+    /// calls again, and what it ran off the host's thread ended.
+    @Test(arguments: ["yes", "no"])
+    func handlersRunAtOnceAgainAfterOneThatSuspended(child: String) throws {
+        let package = try PluginPackage.shared()
+        let scratch = try Scratch()
+        let plugins = loading(package.library("quick"), as: "quick", ["log": scratch.file("quick.log")])
+            + (try scratch.probe("bg", [.background]))
+        let input = Pipe()
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson")] + plugins,
+            errorPath: scratch.file("stderr.log"), input: input)
+        input.fileHandleForWriting.write(Data(ndjson(
+            gcm("m1"), gcm("m2", data: ["verdict": "suppress", "sleep_ms": "50", "child": child])).utf8))
+        let over = eventually(timeout: .seconds(20)) { scratch.lines("quick.log").count == 2 }
+        try #require(over, "\(host.stderr)")
+        input.fileHandleForWriting.write(Data(ndjson(
+            gcm("m3", data: ["verdict": "suppress"]), gcm("m4"), gcm("m5", data: ["verdict": "throw"])).utf8))
+        try input.fileHandleForWriting.close()
+        #expect(host.waitForExit() == .status(0), "\(host.stderr)")
+
+        #expect(scratch.lines("quick.log") == [
+            ["continue", "m1", "host-thread"], ["suppress", "m2", "other-thread"],
+            ["suppress", "m3", "host-thread"], ["continue", "m4", "host-thread"], ["throw", "m5", "host-thread"],
+        ])
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["status"] as? String } == ["delivered", "suppressed", "suppressed", "delivered", "failed"])
+        #expect(scratch.probeCalls() == ["bg background m1", "bg background m4"])
+    }
 }
