@@ -39,7 +39,9 @@ final class DeliveredStore {
     /// Lines not written yet, and where each ends in `buffer`.
     // Unchecked: the dispatch thread alone touches them, and each access
     // would cost more than the write it guards.
-    @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: 1 << 17)
+    // Its whole room at once: pages never written take no memory, and a
+    // burst never copies the buffer to grow it.
+    @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: bufferedBytes + (1 << 16))
     @exclusivity(unchecked) private var pendingEnds: [Int] = []
     /// Whether the buffer dropped lines, so the files hold only older ones.
     private var filesOutdated = false
