@@ -39,7 +39,22 @@ final class DataRunner: TaskExecutor, @unchecked Sendable {
     init() {
         hand {
             Task(executorPreference: self) { [self] in
-                while let call = await next() { await call.run() }
+                // The wait is written out here rather than in a method:
+                // returning from one would cost the task a hop check each
+                // call (an executor preference makes those take a lock).
+                while true {
+                    let call: DataCall? = await withUnsafeContinuation { continuation in
+                        waiting = continuation
+                        let (exchanged, now) = phase.compareExchange(
+                            expected: Self.busy, desired: Self.idle, ordering: .acquiringAndReleasing)
+                        if !exchanged, now == Self.closing {
+                            phase.store(Self.closed, ordering: .releasing)
+                            takeWaiting().resume(returning: nil)
+                        }
+                    }
+                    guard let call else { return }
+                    await call.run()
+                }
             }
         }
     }
@@ -95,18 +110,5 @@ final class DataRunner: TaskExecutor, @unchecked Sendable {
         let continuation = waiting!
         waiting = nil
         return continuation
-    }
-
-    /// The next call, on the task: nil once `close()` was called.
-    private nonisolated(nonsending) func next() async -> DataCall? {
-        await withUnsafeContinuation { continuation in
-            waiting = continuation
-            let (exchanged, now) = phase.compareExchange(
-                expected: Self.busy, desired: Self.idle, ordering: .acquiringAndReleasing)
-            if !exchanged, now == Self.closing {
-                phase.store(Self.closed, ordering: .releasing)
-                takeWaiting().resume(returning: nil)
-            }
-        }
     }
 }
