@@ -264,7 +264,22 @@ struct ph_plugin {
      * three are borrowed until the call returns. */
     void (*PH_NULLABLE on_action)(void *PH_NULLABLE self, const ph_message *PH_NONNULL m,
                                   const char *PH_NONNULL action, const char *PH_NULLABLE input);
+
+    /* Added in 1.2; an older plugin's descriptor ends before it and reads as NULL. */
+
+    /* The extensions this plugin offers (PH_EXT_INTERCEPTOR, PH_EXT_SOURCE)
+     * and the host extensions it uses (PH_EXT_CHAIN, PH_EXT_INTAKE,
+     * PH_EXT_STATE), NULL-terminated, at most PH_MAX_EXTENSIONS: the host
+     * knows them without an instance (pushhost plugins lists them), and
+     * refuses a plugin whose get_extension offers a table it does not
+     * declare (one it declares may still be declined, by its settings).
+     * NULL: not declared, and known only once the plugin runs. Static, like
+     * the descriptor. */
+    const char *PH_NULLABLE const *PH_NULLABLE extensions;
 };
+
+/* The most ids ph_plugin.extensions may list (1.2). */
+#define PH_MAX_EXTENSIONS 16
 
 /* The first fields of every ph_plugin, for a designated initializer:
  *   static const ph_plugin plugin = { PH_PLUGIN_HEADER, .name = "x", ... }; */
@@ -275,7 +290,10 @@ struct ph_plugin {
  * Optional abilities, found by id. A plugin offers one by returning its table
  * from its own get_extension(self, id); the host offers one through
  * host->get_extension(host, id). Every table starts with struct_size, and a
- * reader uses a field only when struct_size covers it. */
+ * reader uses a field only when struct_size covers it. Since 1.2 a plugin
+ * also lists the ids it offers and uses in its descriptor:
+ *   static const char *const extensions[] = {PH_EXT_INTERCEPTOR, PH_EXT_CHAIN, NULL};
+ *   static const ph_plugin plugin = { PH_PLUGIN_HEADER, ..., .extensions = extensions }; */
 
 /* Plugin extensions (the plugin's get_extension returns them): */
 #define PH_EXT_INTERCEPTOR "ph.interceptor/1"

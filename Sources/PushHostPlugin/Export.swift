@@ -11,8 +11,8 @@ import CPushHost
 /// ```
 ///
 /// The descriptor fills in the handlers of the roles `type` conforms to, and
-/// for an `Interceptor` the extension `ph.interceptor/1`. One library exports
-/// one plugin type.
+/// for an `Interceptor` the extension `ph.interceptor/1`, which it declares
+/// with `ph.chain/1` (ABI 1.2). One library exports one plugin type.
 public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     if let exported = Exported.current { return OpaquePointer(exported.descriptor) }
     var plugin = ph_plugin()
@@ -25,10 +25,7 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     plugin.create = { host, config in PluginBox.create(host: host, config: config) }
     plugin.destroy = { PluginBox.release($0) }
     if let screen = P.self as? any ScreenPlugin.Type {
-        let targets = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: screen.targets.count + 1)
-        for (index, target) in screen.targets.enumerated() { targets[index] = UnsafePointer(strdup(target)) }
-        targets[screen.targets.count] = nil
-        plugin.targets = UnsafePointer(targets)
+        plugin.targets = nullEnded(screen.targets)
         plugin.on_target = { box, message in PluginBox.from(box).onTarget(message) }
         plugin.on_mismatch = { box, message in PluginBox.from(box).onMismatch(message) }
     }
@@ -46,6 +43,8 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
             PluginBox.from(box).onAction(message, action: action, input: input)
         }
     }
+    // The extensions it offers and uses, declared (ABI 1.2).
+    plugin.extensions = nullEnded(P.self is any Interceptor.Type ? [PH_EXT_INTERCEPTOR, PH_EXT_CHAIN] : [])
     if P.self is any Interceptor.Type {
         plugin.get_extension = { _, id in strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? UnsafeRawPointer(Interception.table) : nil }
     }
@@ -53,6 +52,15 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     descriptor.initialize(to: plugin)
     Exported.current = Exported(type: type, descriptor: descriptor)
     return OpaquePointer(descriptor)
+}
+
+/// `strings` as C strings in a NULL-ended list, kept for the life of the
+/// process, as the descriptor's lists are.
+private func nullEnded(_ strings: [String]) -> UnsafePointer<UnsafePointer<CChar>?> {
+    let list = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: strings.count + 1)
+    for (index, string) in strings.enumerated() { list[index] = UnsafePointer(strdup(string)) }
+    list[strings.count] = nil
+    return UnsafePointer(list)
 }
 
 /// The plugin type this library exports, and its descriptor (kept for the

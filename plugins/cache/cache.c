@@ -55,6 +55,9 @@ static ph_verdict cache_on_data(void *p, const ph_message *m) {
     return PH_CONTINUE;
 }
 
+/* It offers and uses no extension (ABI 1.2). */
+static const char *const extensions[] = {NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "cache",
@@ -64,6 +67,7 @@ static const ph_plugin plugin = {
     .create = cache_create,
     .destroy = sample_destroy,
     .on_data = cache_on_data,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

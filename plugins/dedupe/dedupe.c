@@ -259,6 +259,9 @@ static const void *dedupe_get_extension(void *self, const char *id) {
     return strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? &interceptor : NULL;
 }
 
+/* What it offers and uses of the extensions, declared (ABI 1.2). */
+static const char *const extensions[] = {PH_EXT_INTERCEPTOR, PH_EXT_CHAIN, NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "dedupe",
@@ -268,6 +271,7 @@ static const ph_plugin plugin = {
     .create = dedupe_create,
     .destroy = dedupe_destroy,
     .get_extension = dedupe_get_extension,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

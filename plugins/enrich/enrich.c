@@ -165,6 +165,9 @@ static const void *enrich_get_extension(void *self, const char *id) {
     return strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? &interceptor : NULL;
 }
 
+/* What it offers and uses of the extensions, declared (ABI 1.2). */
+static const char *const extensions[] = {PH_EXT_INTERCEPTOR, PH_EXT_CHAIN, NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "enrich",
@@ -174,6 +177,7 @@ static const ph_plugin plugin = {
     .create = enrich_create,
     .destroy = free, /* the state holds nothing else of its own */
     .get_extension = enrich_get_extension,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

@@ -266,6 +266,9 @@ static const void *fifo_get_extension(void *self, const char *id) {
     return strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
 }
 
+/* What it offers and uses of the extensions, declared (ABI 1.2). */
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "fifo-source",
@@ -274,6 +277,7 @@ static const ph_plugin plugin = {
     .create = fifo_create,
     .destroy = fifo_destroy,
     .get_extension = fifo_get_extension,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

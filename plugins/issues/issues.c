@@ -18,6 +18,9 @@
 /* The targets this screen matches, NULL-terminated. */
 static const char *const targets[] = {"issues", NULL};
 
+/* It offers and uses no extension (ABI 1.2). */
+static const char *const extensions[] = {NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = SCREEN_NAME,
@@ -29,6 +32,7 @@ static const ph_plugin plugin = {
     .on_target = screen_on_target,
     .on_mismatch = screen_on_mismatch,
     .on_action = screen_on_action,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

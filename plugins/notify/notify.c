@@ -89,6 +89,9 @@ static void notify_on_action(void *p, const ph_message *m, const char *action, c
     notify_end_line(self, out);
 }
 
+/* It offers and uses no extension (ABI 1.2). */
+static const char *const extensions[] = {NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "notify",
@@ -98,6 +101,7 @@ static const ph_plugin plugin = {
     .destroy = sample_destroy,
     .on_background = notify_on_background,
     .on_action = notify_on_action,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

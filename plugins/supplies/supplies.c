@@ -10,6 +10,9 @@
 /* The targets this screen matches, NULL-terminated. */
 static const char *const targets[] = {"supplies", NULL};
 
+/* It offers and uses no extension (ABI 1.2). */
+static const char *const extensions[] = {NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = SCREEN_NAME,
@@ -20,6 +23,7 @@ static const ph_plugin plugin = {
     .destroy = sample_destroy,
     .on_target = screen_on_target,
     .on_mismatch = screen_on_mismatch,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

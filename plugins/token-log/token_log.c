@@ -34,6 +34,9 @@ static void token_log_on_token(void *p, const char *token, const char *previous)
     sample_log(h, PH_LOG_INFO, "token %s previous %s", token, previous);
 }
 
+/* It offers and uses no extension (ABI 1.2). */
+static const char *const extensions[] = {NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "token-log",
@@ -42,6 +45,7 @@ static const ph_plugin plugin = {
     .create = token_log_create,
     .destroy = sample_destroy,
     .on_token = token_log_on_token,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

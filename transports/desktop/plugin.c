@@ -237,6 +237,9 @@ static const void *desktop_get_extension(void *p, const char *id) {
     return self && self->settings.actions && strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
 }
 
+/* What it offers and uses of the extensions, declared (ABI 1.2). */
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_STATE, NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "desktop",
@@ -247,6 +250,7 @@ static const ph_plugin plugin = {
     .destroy = desktop_destroy,
     .on_background = desktop_on_background,
     .get_extension = desktop_get_extension,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

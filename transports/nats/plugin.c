@@ -161,6 +161,9 @@ static const void *jetstream_get_extension(void *self, const char *id) {
     return strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
 }
 
+/* What it offers and uses of the extensions, declared (ABI 1.2). */
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "nats",
@@ -170,6 +173,7 @@ static const ph_plugin plugin = {
     .create = jetstream_create,
     .destroy = jetstream_destroy,
     .get_extension = jetstream_get_extension,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

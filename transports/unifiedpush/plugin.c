@@ -141,6 +141,9 @@ static const void *up_get_extension(void *self, const char *id) {
     return strcmp(id, PH_EXT_SOURCE) == 0 ? &source : NULL;
 }
 
+/* What it offers and uses of the extensions, declared (ABI 1.2). */
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_STATE, NULL};
+
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,
     .name = "unifiedpush",
@@ -150,6 +153,7 @@ static const ph_plugin plugin = {
     .create = up_create,
     .destroy = up_destroy,
     .get_extension = up_get_extension,
+    .extensions = extensions,
 };
 
 PH_EXPORT const ph_plugin *ph_plugin_entry(void) { return &plugin; }

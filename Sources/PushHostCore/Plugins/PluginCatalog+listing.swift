@@ -3,10 +3,13 @@ extension PluginCatalog {
     ///
     /// ```
     /// issues 1.0.0 (ABI 1.0) plugins/issues.so
-    ///   roles: screen; targets: issues
+    ///   roles: screen; targets: issues; extensions: unknown until it runs
     ///   isolated: yes (--isolate all)
     ///   walls: no new privileges, landlock 7, seccomp; grants: read /srv/images
     ///   Foreground screen for the "issues" target.
+    /// dedupe 1.0.0 (ABI 1.2) plugins/libdedupe.so
+    ///   roles: interceptor
+    ///   isolated: no
     /// legacy 2.1.0 (ffi) plugins/legacy.ffi.json
     ///   roles: background
     ///   isolated: no
@@ -24,9 +27,10 @@ extension PluginCatalog {
                 let descriptor = plugin.descriptor
                 let kind = descriptor.isManifest ? "ffi" : "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)"
                 text += "\(descriptor.name)\(descriptor.version.isEmpty ? "" : " " + descriptor.version) (\(kind)) \(entry.file)\n"
-                let roles = descriptor.roles.isEmpty ? "none" : descriptor.roles.map(\.rawValue).joined(separator: ", ")
-                text += "  roles: \(roles)"
+                let roles = descriptor.listedRoles
+                text += "  roles: \(roles.isEmpty ? "none" : roles.joined(separator: ", "))"
                 if !descriptor.targets.isEmpty { text += "; targets: \(descriptor.targets.joined(separator: ", "))" }
+                if descriptor.extensions == nil { text += "; extensions: unknown until it runs" }
                 text += "\n"
                 let reason = isolationReason(plugin, file: entry.file)
                 text += "  isolated: \(reason.map { "yes (\($0))" } ?? "no")\n"
@@ -92,7 +96,8 @@ extension PluginCatalog {
     /// What `pushhost plugins --json` prints: one object per plugin file.
     ///
     /// ```
-    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["screen"],"targets":["issues"],"isolated":false}
+    /// {"file":"plugins/issues.so","name":"issues","version":"1.0.0","description":"…","abi":"1.0","roles":["screen"],"targets":["issues"],"extensions":null,"isolated":false}
+    /// {"file":"plugins/libdedupe.so","name":"dedupe",…,"abi":"1.2","roles":["interceptor"],"targets":[],"extensions":["ph.interceptor/1","ph.chain/1"],"isolated":false}
     /// {"file":"plugins/bad.so","refused":"no ph_plugin_entry symbol (…)"}
     /// ```
     package func jsonListing() -> String {
@@ -109,8 +114,14 @@ extension PluginCatalog {
                 line.string("version", descriptor.version)
                 line.string("description", descriptor.summary)
                 line.string("abi", descriptor.isManifest ? "ffi" : "\(descriptor.abiMajor).\(descriptor.abiMinor)")
-                line.strings("roles", descriptor.roles.map(\.rawValue))
+                line.strings("roles", descriptor.listedRoles)
                 line.strings("targets", descriptor.targets)
+                if let extensions = descriptor.extensions {
+                    line.strings("extensions", extensions)
+                } else {
+                    line.key("extensions")
+                    line.bytes += "null".utf8
+                }
                 line.key("isolated")
                 let isolated = isIsolated(plugin, file: entry.file)
                 line.bytes += (isolated ? "true" : "false").utf8

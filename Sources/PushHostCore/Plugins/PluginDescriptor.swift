@@ -24,6 +24,10 @@ struct PluginDescriptor {
     let summary: String
     let targets: [String]
     let roles: [PluginRole]
+    /// The extension ids it declares it offers and uses (ABI 1.2), in its
+    /// order; nil when it declares none (an older plugin, or `NULL`), so
+    /// that they are known only once it runs. An ffi manifest declares none.
+    let extensions: [String]?
     /// The handlers the descriptor fills in (the functions themselves are in `raw`).
     let handlers: Set<PluginHandler>
     /// The plugin an ffi manifest makes, whose `start` takes the place of `create`.
@@ -59,6 +63,7 @@ struct PluginDescriptor {
             ?? differs("the ABI", "\(abiMajor).\(abiMinor)", "\(opened.abiMajor).\(opened.abiMinor)")
             ?? differs("the handlers", handlers.map(\.name).sorted(), opened.handlers.map(\.name).sorted())
             ?? differs("the targets", targets, opened.targets)
+            ?? differs("the extensions", extensions, opened.extensions)
             ?? differs("the functions", manifest?.signatures.map(\.signature) ?? [], opened.manifest?.signatures.map(\.signature) ?? [])
     }
 
@@ -94,6 +99,7 @@ struct PluginDescriptor {
             summary: raw.description.map { String(cString: $0) } ?? "",
             targets: targets,
             roles: roles,
+            extensions: try readExtensions(raw.extensions),
             ffi: nil
         )
     }
@@ -116,6 +122,33 @@ struct PluginDescriptor {
         }
     }
 
+    /// The ids of a declared `extensions` list, nil for a NULL list: at most
+    /// `PH_MAX_EXTENSIONS`, each one this host knows, none twice.
+    private static func readExtensions(_ list: UnsafePointer<UnsafePointer<CChar>?>?) throws(PluginRefusal) -> [String]? {
+        guard let list else { return nil }
+        var count = 0
+        while list[count] != nil {
+            guard count < PH_MAX_EXTENSIONS else { throw .badExtensions("more than \(PH_MAX_EXTENSIONS) ids, or no NULL after them") }
+            count += 1
+        }
+        var ids: [String] = []
+        for index in 0..<count {
+            let id = String(cString: list[index]!)
+            try checkExtension(id, among: ids)
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// Refuses `id` as a declared extension after `earlier`: one this host
+    /// does not know, or one declared twice.
+    static func checkExtension(_ id: String, among earlier: [String]) throws(PluginRefusal) {
+        guard HostABI.extensions.contains(id) else {
+            throw .badExtensions("\(String(reflecting: id)) is no extension this host knows (\(HostABI.extensions.joined(separator: ", ")))")
+        }
+        guard !earlier.contains(id) else { throw .badExtensions("\(id) is declared twice") }
+    }
+
     /// The strings of a NULL-terminated list, or none for a NULL list.
     private static func readTargets(_ list: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
         guard let list else { return [] }
@@ -135,22 +168,22 @@ extension PluginDescriptor {
     /// handlers it has, `ffi` is the plugin a manifest makes.
     init(
         raw: ph_plugin, abiMajor: UInt32, abiMinor: UInt32, name: String, version: String, summary: String, targets: [String],
-        roles: [PluginRole], ffi: FFIPlugin?
+        roles: [PluginRole], extensions: [String]?, ffi: FFIPlugin?
     ) {
         let manifest = ffi.map { ManifestListing(libraries: $0.libraries, signatures: $0.signatures.map { Signature(role: $0.role, signature: $0.signature) }) }
         self.init(
             raw: raw, abiMajor: abiMajor, abiMinor: abiMinor, name: name, version: version, summary: summary, targets: targets, roles: roles,
-            handlers: PluginHandler.filled(in: raw), ffi: ffi, manifest: manifest, isScanned: false)
+            extensions: extensions, handlers: PluginHandler.filled(in: raw), ffi: ffi, manifest: manifest, isScanned: false)
     }
 
     /// The descriptor a scan read in a worker, checked as ``read(_:)``
     /// checks one in this process (``ScanAnswer`` does).
     init(
         scannedName name: String, version: String, summary: String, abiMajor: UInt32, abiMinor: UInt32, handlers: Set<PluginHandler>,
-        targets: [String], manifest: ManifestListing?
+        targets: [String], extensions: [String]?, manifest: ManifestListing?
     ) {
         self.init(
             raw: ph_plugin(), abiMajor: abiMajor, abiMinor: abiMinor, name: name, version: version, summary: summary, targets: targets,
-            roles: PluginRole.roles(of: handlers), handlers: handlers, ffi: nil, manifest: manifest, isScanned: true)
+            roles: PluginRole.roles(of: handlers), extensions: extensions, handlers: handlers, ffi: nil, manifest: manifest, isScanned: true)
     }
 }

@@ -50,6 +50,22 @@ final class PluginInstance {
         self.state = state
     }
 
+    /// Refuses the created plugin, and destroys it, when it declares
+    /// extensions (ABI 1.2) and offers one it does not declare. One it
+    /// declares and does not offer is its choice (the desktop plugin is no
+    /// source with `actions=false`). An isolated plugin's worker says what
+    /// its plugin offers.
+    func checkDeclaredExtensions() throws(PluginRefusal) {
+        guard let declared = descriptor.extensions else { return }
+        for (id, flag) in [(PH_EXT_INTERCEPTOR, WorkerFrame.offersInterceptor), (PH_EXT_SOURCE, WorkerFrame.offersSource)] {
+            let offered = if let worker { worker.offers & flag != 0 } else { plugInExtension(id) != nil }
+            if offered && !declared.contains(id) {
+                destroy()
+                throw .undeclaredExtension(id)
+            }
+        }
+    }
+
     /// Opens the plugin's file in this process. Its permissions were checked,
     /// and a doubt about them logged, when its scan read it: they are checked
     /// again without a word.

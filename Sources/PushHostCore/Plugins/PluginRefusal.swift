@@ -45,6 +45,10 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case scanRefused(String)
     /// Opened in the host after its scan, its descriptor says something else: what.
     case differsFromScan(String)
+    /// Its descriptor's `extensions` list cannot be taken (ABI 1.2): why.
+    case badExtensions(String)
+    /// Created, it offers an extension its descriptor does not declare: which.
+    case undeclaredExtension(String)
 
     package var description: String {
         switch self {
@@ -97,6 +101,10 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             reason
         case .differsFromScan(let difference):
             "opened in the host, it is not what its scan read: \(difference)"
+        case .badExtensions(let reason):
+            "its descriptor's extensions: \(reason)"
+        case .undeclaredExtension(let id):
+            "its get_extension offers \(id), which its descriptor's extensions do not declare"
         }
     }
 

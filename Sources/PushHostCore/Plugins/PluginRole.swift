@@ -46,3 +46,12 @@ extension PluginHandler {
         return handlers
     }
 }
+
+extension PluginDescriptor {
+    /// The roles `pushhost plugins` lists: those of the handlers, then
+    /// those the declared extensions give (`interceptor`, `source`, `state`).
+    var listedRoles: [String] {
+        let declared: [(id: String, role: String)] = [(PH_EXT_INTERCEPTOR, "interceptor"), (PH_EXT_SOURCE, "source"), (PH_EXT_STATE, "state")]
+        return roles.map(\.rawValue) + declared.filter { extensions?.contains($0.id) == true }.map(\.role)
+    }
+}

@@ -85,6 +85,7 @@ package final class PluginSet {
             spawned[position] = nil
             do {
                 try instance.create()
+                try instance.checkDeclaredExtensions()
                 created.append(instance)
                 if let worker = instance.worker { workers.add(worker) }
             } catch {

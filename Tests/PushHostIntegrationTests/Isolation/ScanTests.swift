@@ -77,7 +77,7 @@ import Testing
         #expect(text.stdout.split(separator: "\n").map(String.init) == [
             "refused \(plugin): crashed while loading: SIGSEGV",
             "worker 1.0.0 (ABI 1.2) \(worker)",
-            "  roles: background",
+            "  roles: background; extensions: unknown until it runs",
             "  isolated: yes (--isolate all)",
             "  A plugin that misbehaves on request.",
         ], "\(text.stdout)")

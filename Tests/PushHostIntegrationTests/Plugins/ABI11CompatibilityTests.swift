@@ -14,6 +14,8 @@ import Testing
         let file = try scratch.plugin("old-source.so", PluginSource.fixture("old-source"), include: Self.include11)
         let listing = try Command.pushhost(["plugins", "--json", "--plugin", file])
         #expect(listing.stdout.contains(#""abi":"1.1""#), "\(listing.stdout)")
+        // It offers a source, and 1.1 had no way to declare it.
+        #expect(listing.stdout.contains(#""roles":[],"targets":[],"extensions":null"#), "\(listing.stdout)")
         let host = try SourcePluginTests.startHost(
             scratch, ["--plugin", file, "--set", "old-source.out=\(scratch.file("out"))"] + scratch.probe("bg", [.background, .token]))
         eventually(timeout: .seconds(20)) { scratch.read("out").contains("done 2 ") || host.waitForExit(timeout: .zero) != nil }

@@ -73,7 +73,7 @@ final class FFIPlugin {
         return PluginDescriptor(
             raw: raw, abiMajor: HostABI.major, abiMinor: HostABI.minor,
             name: manifest.name, version: manifest.version, summary: manifest.summary,
-            targets: handlers.first { $0.spec.role == .screen }?.spec.targets ?? [], roles: roles, ffi: self)
+            targets: handlers.first { $0.spec.role == .screen }?.spec.targets ?? [], roles: roles, extensions: [], ffi: self)
     }
 
     /// Runs `body` with the plugin a handler's state is, without a

@@ -1,9 +1,12 @@
+import CPushHost
+
 /// What a scan's worker answers about the plugin file it loaded: one JSON
 /// object after its length, `[u32 n, little-endian][n bytes]`, then nothing
 /// (the worker ends).
 ///
 /// ```
 /// {"name":"cache","version":"1.0.0","description":"…","abi_major":1,"abi_minor":2,"handlers":["on_data"],"targets":[]}
+/// {"name":"dedupe",…,"handlers":[],"targets":[],"extensions":["ph.interceptor/1","ph.chain/1"]}
 /// {"name":"legacy",…,"libraries":["/opt/legacy/liblegacy.so"],"functions":[{"role":"data","signature":"int32_t legacy_check(…)"}]}
 /// {"refused":"no ph_plugin_entry symbol (…)"}
 /// ```
@@ -29,6 +32,7 @@ enum ScanAnswer {
         line.number("abi_minor", Int(descriptor.abiMinor))
         line.strings("handlers", PluginHandler.descriptorHandlers.filter(descriptor.handlers.contains).map(\.name))
         line.strings("targets", descriptor.targets)
+        if let extensions = descriptor.extensions, !descriptor.isManifest { line.strings("extensions", extensions) }
         if let manifest = descriptor.manifest {
             line.strings("libraries", manifest.libraries)
             line.objects("functions", manifest.signatures) { object, function in
@@ -94,7 +98,8 @@ private struct ScanAnswerReader {
             }
             throw .scanRefused(reason)
         }
-        let known = ["name", "version", "description", "abi_major", "abi_minor", "handlers", "targets"] + (manifest ? ["libraries", "functions"] : [])
+        let known = ["name", "version", "description", "abi_major", "abi_minor", "handlers", "targets"]
+            + (manifest ? ["libraries", "functions"] : ["extensions"])
         if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
             throw .malformedScan("the unknown member \"\(unknown)\"")
         }
@@ -124,9 +129,23 @@ private struct ScanAnswerReader {
             throw .malformedScan(error.description)
         }
         guard targets == listed else { throw .malformedScan("targets for a plugin that is no screen") }
+        var extensions: [String]? = manifest ? [] : nil
+        if let declared = members["extensions"] {
+            let ids = try strings(declared, "extensions")
+            guard ids.count <= PH_MAX_EXTENSIONS else { throw .malformedScan("more than \(PH_MAX_EXTENSIONS) extensions") }
+            for (index, id) in ids.enumerated() {
+                do throws(PluginRefusal) {
+                    try PluginDescriptor.checkExtension(id, among: Array(ids[..<index]))
+                } catch {
+                    throw .malformedScan(error.description)
+                }
+            }
+            extensions = ids
+        }
         return PluginDescriptor(
             scannedName: name, version: try string(member("version"), "version"), summary: try string(member("description"), "description"),
-            abiMajor: major, abiMinor: minor, handlers: handlers, targets: targets, manifest: manifest ? try listing(members) : nil)
+            abiMajor: major, abiMinor: minor, handlers: handlers, targets: targets, extensions: extensions,
+            manifest: manifest ? try listing(members) : nil)
     }
 
     /// A manifest's libraries and functions.
