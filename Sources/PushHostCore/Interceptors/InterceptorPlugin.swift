@@ -20,7 +20,8 @@ final class InterceptorPlugin: @unchecked Sendable {
     var hasOnOutcome: Bool { onOutcome != nil }
 
     /// The interceptor `plugin` offers, nil when it offers none; its
-    /// `on_outcome` only when the table it offers is large enough to hold one.
+    /// `on_outcome` only when the table it offers covers one
+    /// (``ExtensionTable``).
     ///
     /// - Throws: when the table is too small to hold `intercept`, or lacks it.
     init?(_ plugin: PluginInstance, inbox: Inbox<ChainLink.Posted>) throws(SetupError) {
@@ -40,18 +41,12 @@ final class InterceptorPlugin: @unchecked Sendable {
             return
         }
         guard let offered = plugin.plugInExtension(PH_EXT_INTERCEPTOR) else { return nil }
-        let size = Int(offered.load(as: UInt32.self))
-        let interceptAt = MemoryLayout<ph_interceptor>.offset(of: \.intercept)!
-        let onOutcomeAt = MemoryLayout<ph_interceptor>.offset(of: \.on_outcome)!
-        guard size >= interceptAt + MemoryLayout<UnsafeRawPointer>.size else {
-            throw SetupError("plugin \(plugin.name): its \(PH_EXT_INTERCEPTOR) table is \(size) bytes, too small for intercept")
-        }
-        guard let intercept = offered.load(fromByteOffset: interceptAt, as: ph_interceptor.InterceptFunction?.self) else {
-            throw SetupError("plugin \(plugin.name): its \(PH_EXT_INTERCEPTOR) table lacks intercept")
+        let table = ExtensionTable<ph_interceptor>(offered)
+        guard let intercept = table.function(\.intercept) else {
+            throw SetupError("plugin \(plugin.name): its \(PH_EXT_INTERCEPTOR) table (\(table.size) bytes) lacks intercept")
         }
         self.intercept = intercept
-        onOutcome = size >= onOutcomeAt + MemoryLayout<UnsafeRawPointer>.size
-            ? offered.load(fromByteOffset: onOutcomeAt, as: ph_interceptor.OutcomeFunction?.self) : nil
+        onOutcome = table.function(\.on_outcome)
         withdraw = nil
     }
 
@@ -68,9 +63,4 @@ final class InterceptorPlugin: @unchecked Sendable {
     func withdraw(_ chain: OpaquePointer) {
         withdraw?(state, chain)
     }
-}
-
-extension ph_interceptor {
-    typealias InterceptFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void
-    typealias OutcomeFunction = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer, UnsafePointer<CChar>) -> Void
 }

@@ -8,14 +8,19 @@ struct SourcePlugin {
     let name: String
     private let place: Place
 
+    typealias Start = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    typealias Stop = @convention(c) (UnsafeMutableRawPointer?) -> Void
+
     private enum Place {
-        case host(state: UnsafeMutableRawPointer?, table: ph_source)
+        case host(state: UnsafeMutableRawPointer?, start: Start, stop: Stop)
         case worker(Worker)
     }
 
     /// The source `plugin` offers, nil when it offers none.
     ///
-    /// - Throws: when the table it offers is too small to hold `start` and `stop`.
+    /// - Throws: when the table it offers does not hold `start` and `stop`
+    ///   (too small, or NULL); a larger one, from a newer header, is read
+    ///   as far as this host knows it.
     init?(_ plugin: PluginInstance) throws(SetupError) {
         name = plugin.name
         if let worker = plugin.worker {
@@ -25,29 +30,24 @@ struct SourcePlugin {
             return
         }
         guard let offered = plugin.plugInExtension(PH_EXT_SOURCE) else { return nil }
-        let size = offered.load(as: UInt32.self)
-        guard Int(size) >= MemoryLayout<ph_source>.size else {
-            throw SetupError("plugin \(plugin.name): its \(PH_EXT_SOURCE) table is \(size) bytes, too small for start and stop")
+        let table = ExtensionTable<ph_source>(offered)
+        guard let start = table.function(\.start), let stop = table.function(\.stop) else {
+            throw SetupError("plugin \(plugin.name): its \(PH_EXT_SOURCE) table (\(table.size) bytes) lacks start or stop")
         }
-        for field in [\ph_source.start, \ph_source.stop] as [PartialKeyPath<ph_source>] {
-            guard offered.load(fromByteOffset: MemoryLayout<ph_source>.offset(of: field)!, as: UnsafeRawPointer?.self) != nil else {
-                throw SetupError("plugin \(plugin.name): its \(PH_EXT_SOURCE) table lacks start or stop")
-            }
-        }
-        place = .host(state: plugin.state, table: offered.load(as: ph_source.self))
+        place = .host(state: plugin.state, start: start, stop: stop)
     }
 
     /// Calls `start`; false when it returned -1 (or anything but 0).
     func start() -> Bool {
         switch place {
-        case .host(let state, let table): table.start(state) == 0
+        case .host(let state, let start, _): start(state) == 0
         case .worker(let worker): worker.callSource(.start) == 0
         }
     }
 
     func stop() {
         switch place {
-        case .host(let state, let table): table.stop(state)
+        case .host(let state, _, let stop): stop(state)
         case .worker(let worker): _ = worker.callSource(.stop)
         }
     }
