@@ -8,7 +8,7 @@
  * at shutdown. A plugin never links against the host: everything it may ask
  * of the host is in the ph_host function table that create() receives.
  *
- * Rules that hold for the whole ABI:
+ * Rules that hold for the whole ABI (docs/abi.md tells them at length):
  * - Versioning: every struct that crosses the boundary starts with its
  *   struct_size and the ABI version it was built with. The host loads a
  *   plugin when the majors are equal and the plugin's minor is not above the
