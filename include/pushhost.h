@@ -22,15 +22,18 @@
  * - Threads: the host never calls two handlers of one plugin instance at the
  *   same time. complete(), log() and the accessors may be called from any
  *   thread. Every other call the host makes on its own dispatch thread.
- * - Growth: a table the host hands out (ph_host, ph_intake) grows by
- *   appending fields, marked with the minor that added them. A host older
- *   than a plugin's minor refuses it, so a plugin may use every field of the
- *   header it was built with; one that declares an older minor, to load in
- *   older hosts, uses a newer field only when PH_HAS_FIELD says the host's
- *   table covers it. A new
- *   ability of its own (a role, a service) comes as an extension, found by
- *   a versioned string id such as "ph.interceptor/1" through
- *   get_extension(), never as a new loose symbol.
+ * - Growth, in two ways only. A field is appended to a struct when it
+ *   extends what the struct is for (a handler of an existing role, a
+ *   service of the host table, a variant of a call), marked with the minor
+ *   that added it. A new ability that a plugin may or may not have (a new
+ *   kind of plugin, a new host service) comes as an extension, found by a
+ *   versioned string id such as "ph.interceptor/1" through get_extension(),
+ *   never as a new loose symbol; a table that must change otherwise gets a
+ *   new id ("/2"). A host older than a plugin's minor refuses it, so a
+ *   plugin may use every field of the header it was built with; one that
+ *   declares an older minor, to load in older hosts, and every reader of a
+ *   table another side built (an extension's, the host's), uses a field
+ *   only when PH_HAS_FIELD says that table covers it.
  *
  * The smallest plugin, a background handler (plugins/ has more):
  *

@@ -213,7 +213,8 @@ static void *dedupe_create(const ph_host *host, const ph_config *config) {
     size_t max_keys = 10000;
     if (read_window(host, config, &window) != 0 || read_max_keys(host, config, &max_keys) != 0) return NULL;
     const ph_chain_api *chain = host->get_extension(host, PH_EXT_CHAIN);
-    if (!chain) {
+    /* stop is the table's last field this plugin calls: the others come before it. */
+    if (!chain || !PH_HAS_FIELD(ph_chain_api, chain, stop)) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_CHAIN ", which an interceptor needs");
         return NULL;
     }

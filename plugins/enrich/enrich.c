@@ -140,7 +140,8 @@ static void *enrich_create(const ph_host *host, const ph_config *config) {
     }
     if (check_template(host, image) != 0) return NULL;
     const ph_chain_api *chain = host->get_extension(host, PH_EXT_CHAIN);
-    if (!chain) {
+    /* stop is the table's last field this plugin calls: the others come before it. */
+    if (!chain || !PH_HAS_FIELD(ph_chain_api, chain, stop)) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_CHAIN ", which an interceptor needs");
         return NULL;
     }

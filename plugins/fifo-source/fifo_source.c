@@ -83,7 +83,7 @@ static void *fifo_create(const ph_host *host, const ph_config *config) {
         return NULL;
     }
     const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
-    if (!intake) {
+    if (!intake || !PH_HAS_FIELD(ph_intake, intake, submit)) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which a source needs");
         return NULL;
     }

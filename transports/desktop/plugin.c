@@ -135,14 +135,15 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
     /* Where the posted notifications are kept across restarts: the plugin's
      * state folder, when the host offers one. */
     const ph_state *state = host->get_extension(host, PH_EXT_STATE);
-    const char *folder = state ? state->directory(host) : NULL;
+    const char *folder = state && PH_HAS_FIELD(ph_state, state, directory) ? state->directory(host) : NULL;
     if (folder && !(self->posted.file = transport_format("%s/posted", folder))) {
         host->log(host, PH_LOG_ERROR, "out of memory");
         free_settings(&self->settings);
         free(self);
         return NULL;
     }
-    if (self->settings.actions && !(self->intake = host->get_extension(host, PH_EXT_INTAKE))) {
+    if (self->settings.actions && !((self->intake = host->get_extension(host, PH_EXT_INTAKE)) &&
+                                    PH_HAS_FIELD(ph_intake, self->intake, submit_record))) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which taps need (or set actions=false)");
         free(self->posted.file);
         free_settings(&self->settings);
@@ -209,7 +210,8 @@ static void desktop_on_background(void *p, const ph_message *m) {
         if (r->shown) failure = NULL;
         else if (r->failure) failure = r->failure;
     }
-    if (failure) host->fail(host, m, failure);
+    if (failure && PH_HAS_FIELD(ph_host, host, fail)) host->fail(host, m, failure);
+    else if (failure) host->log(host, PH_LOG_ERROR, failure);
     desktop_request_free(r);
 }
 

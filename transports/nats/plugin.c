@@ -48,7 +48,7 @@ static void jetstream_destroy(void *p);
 
 static void *jetstream_create(const ph_host *host, const ph_config *config) {
     const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
-    if (!intake) {
+    if (!intake || !PH_HAS_FIELD(ph_intake, intake, submit_record)) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE ", which this plugin needs");
         return NULL;
     }

@@ -62,7 +62,8 @@ static void *up_create(const ph_host *host, const ph_config *config) {
     }
     const ph_intake *intake = host->get_extension(host, PH_EXT_INTAKE);
     const ph_state *state = host->get_extension(host, PH_EXT_STATE);
-    if (!intake || !state) {
+    if (!intake || !PH_HAS_FIELD(ph_intake, intake, submit_record) || !state ||
+        !PH_HAS_FIELD(ph_state, state, directory)) {
         host->log(host, PH_LOG_ERROR, "the host lacks " PH_EXT_INTAKE " or " PH_EXT_STATE ", which this plugin needs");
         return NULL;
     }
