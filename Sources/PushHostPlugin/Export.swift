@@ -10,9 +10,11 @@ import CPushHost
 /// @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Inbox.self) }
 /// ```
 ///
-/// The descriptor fills in the handlers of the roles `type` conforms to, and
-/// for an `Interceptor` the extension `ph.interceptor/1`, which it declares
-/// with `ph.chain/1` (ABI 1.2). One library exports one plugin type.
+/// The descriptor fills in the handlers of the roles `type` conforms to,
+/// offers `ph.interceptor/1` for an `Interceptor` and `ph.source/1` for a
+/// `SourcePlugin`, and declares them (ABI 1.2) with the host extensions they
+/// use, and `ph.state/1` when `usesStateFolder`. One library exports one
+/// plugin type.
 public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     if let exported = Exported.current { return OpaquePointer(exported.descriptor) }
     var plugin = ph_plugin()
@@ -44,9 +46,13 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
         }
     }
     // The extensions it offers and uses, declared (ABI 1.2).
-    plugin.extensions = nullEnded(P.self is any Interceptor.Type ? [PH_EXT_INTERCEPTOR, PH_EXT_CHAIN] : [])
-    if P.self is any Interceptor.Type {
-        plugin.get_extension = { _, id in strcmp(id, PH_EXT_INTERCEPTOR) == 0 ? UnsafeRawPointer(Interception.table) : nil }
+    var extensions: [String] = []
+    if P.self is any Interceptor.Type { extensions += [PH_EXT_INTERCEPTOR, PH_EXT_CHAIN] }
+    if P.self is any SourcePlugin.Type { extensions += [PH_EXT_SOURCE, PH_EXT_INTAKE] }
+    if P.usesStateFolder { extensions.append(PH_EXT_STATE) }
+    plugin.extensions = nullEnded(extensions)
+    if P.self is any Interceptor.Type || P.self is any SourcePlugin.Type {
+        plugin.get_extension = { box, id in box.map { PluginBox.from($0).extensionTable(id) } ?? nil }
     }
     let descriptor = UnsafeMutablePointer<ph_plugin>.allocate(capacity: 1)
     descriptor.initialize(to: plugin)

@@ -36,10 +36,15 @@ public protocol Plugin: AnyObject, Sendable {
 
     /// Called once at shutdown, after every other call.
     func shutdown()
+
+    /// Whether it keeps things in its state folder (`context.stateFolder`),
+    /// which `pushhost plugins` then lists as its `state` role.
+    static var usesStateFolder: Bool { get }
 }
 
 extension Plugin {
     public static var summary: String { "" }
+    public static var usesStateFolder: Bool { false }
     public func shutdown() {}
 }
 

@@ -16,8 +16,11 @@ final class PluginBox: @unchecked Sendable {
     private let token: (any TokenPlugin)?
     private let action: (any ActionPlugin)?
     private let interception: Interception?
+    private let source: SourceRun?
 
-    private init(plugin: any Plugin, context: PluginContext, chainAPI: UnsafePointer<ph_chain_api>?) {
+    private init(
+        plugin: any Plugin, context: PluginContext, chainAPI: UnsafePointer<ph_chain_api>?, intake: UnsafePointer<ph_intake>?
+    ) {
         self.plugin = plugin
         self.context = context
         data = plugin as? any DataPlugin
@@ -31,10 +34,16 @@ final class PluginBox: @unchecked Sendable {
         } else {
             nil
         }
+        source = if let producer = plugin as? any SourcePlugin, let intake {
+            SourceRun(producer, intake: intake, context: context)
+        } else {
+            nil
+        }
     }
 
     /// `create`: makes the exported type; a thrown error is logged and
-    /// refuses the plugin, as does an interceptor on a host without `ph.chain/1`.
+    /// refuses the plugin, as does an interceptor on a host without
+    /// `ph.chain/1`, or a source on one without `ph.intake/1`'s `submit_record`.
     static func create(host: UnsafePointer<ph_host>, config: OpaquePointer) -> UnsafeMutableRawPointer? {
         let context = PluginContext(host: host, config: config)
         guard let type = Exported.current?.type else { return nil }
@@ -44,8 +53,14 @@ final class PluginBox: @unchecked Sendable {
             context.log("could not start: this host does not offer \(PH_EXT_CHAIN), which an interceptor needs", level: .error)
             return nil
         }
+        let produces = type is any SourcePlugin.Type
+        let intake = produces ? SourceRun.intake(of: host) : nil
+        if produces, intake == nil {
+            context.log("could not start: this host does not offer \(PH_EXT_INTAKE) with submit_record, which a source needs", level: .error)
+            return nil
+        }
         do {
-            let box = PluginBox(plugin: try type.init(context: context), context: context, chainAPI: chainAPI)
+            let box = PluginBox(plugin: try type.init(context: context), context: context, chainAPI: chainAPI, intake: intake)
             return Unmanaged.passRetained(box).toOpaque()
         } catch {
             context.log("could not start: \(error)", level: .error)
@@ -63,6 +78,7 @@ final class PluginBox: @unchecked Sendable {
         guard let pointer else { return }
         let box = Unmanaged<PluginBox>.fromOpaque(pointer).takeRetainedValue()
         box.interception?.close()
+        box.source?.finish()
         box.runner?.close()
         box.plugin.shutdown()
     }
@@ -108,6 +124,23 @@ final class PluginBox: @unchecked Sendable {
         var storage = MessageStorage(host: context.host, handle: message)
         body(Message(storage: storage))
         MessageStorage.endBorrow(&storage)
+    }
+
+    /// `get_extension`: the table of `ph.interceptor/1` or `ph.source/1`
+    /// when the plugin plays that role.
+    func extensionTable(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+        if interception != nil, strcmp(id, PH_EXT_INTERCEPTOR) == 0 { return UnsafeRawPointer(Interception.table) }
+        if source != nil, strcmp(id, PH_EXT_SOURCE) == 0 { return UnsafeRawPointer(SourceRun.table) }
+        return nil
+    }
+
+    /// `start` and `stop` (`ph.source/1`): see `SourceRun`.
+    func startSource() -> Int32 {
+        source?.start() ?? -1
+    }
+
+    func stopSource() {
+        source?.stop()
     }
 
     /// `intercept` (`ph.interceptor/1`): the handler runs on `chain` (see `Interception`).

@@ -1,6 +1,7 @@
 import CPushHost
 
-/// What a plugin may ask of the host: its settings, the log, the token.
+/// What a plugin may ask of the host: its settings, the log, the token, its
+/// state folder.
 ///
 /// Safe to use from any task or thread, for as long as the plugin lives.
 public final class PluginContext: @unchecked Sendable {
@@ -16,6 +17,18 @@ public final class PluginContext: @unchecked Sendable {
     /// The setting `key` (from the plugin's .json file or `--set`), or nil.
     public func setting(_ key: String) -> String? {
         host.pointee.config_get(config, key).map { String(cString: $0) }
+    }
+
+    /// The plugin's own folder in the host's state directory
+    /// (`STATE/plugins/NAME`, made with mode 0700 on first use), for what it
+    /// keeps across restarts; nil, with the host's reason logged, when it
+    /// cannot be made or the host has no `ph.state/1`. Declare it with
+    /// `static let usesStateFolder = true`.
+    public var stateFolder: String? {
+        guard let state = host.pointee.get_extension(host, PH_EXT_STATE)?.assumingMemoryBound(to: ph_state.self),
+              Int(state.pointee.struct_size) >= MemoryLayout<ph_state>.offset(of: \.directory)! + MemoryLayout<UnsafeRawPointer>.size
+        else { return nil }
+        return state.pointee.directory(host).map { String(cString: $0) }
     }
 
     /// The current registration token, or nil before the first one.

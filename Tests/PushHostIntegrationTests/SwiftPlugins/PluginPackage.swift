@@ -33,6 +33,13 @@ import Testing
 ///   detached task 20 ms after its data handler (which first waits
 ///   `data.sleep_ms` when given) continued, `background-later` at shutdown,
 ///   followed by `equal` when the kept message equals the copy.
+/// - `feeder` (source, with a state folder): its `run` writes `folder yes`
+///   (or `folder no`) when its state folder exists, then submits its
+///   `count` setting's messages `f-1`, `f-2` ... (each with data `n`),
+///   then, when `event` is set, the record `{"pushhost":"background"}`
+///   unmarked and then marked as its own host event, writing `ID RESULT`
+///   for each (`done`, `retry`, `rejected`, `stopped`), then `ran N`; it
+///   writes `stopped after N` instead when a submit says the host stopped.
 /// - `marker` (interceptor): when `data.mark` is `yes`, sets `data.marked` to
 ///   `"yes"`; when `text`, to the text of `data.text` (as a JSON string);
 ///   when `bad`, tries to set it to invalid JSON; when `remove`,
@@ -76,6 +83,7 @@ struct PluginPackage: Sendable {
     static let plugins: [(name: String, target: String, source: String)] = [
         ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
         ("quick", "Quick", quick), ("keeper", "Keeper", keeper), ("tapper", "Tapper", tapper), ("marker", "Marker", marker),
+        ("feeder", "Feeder", feeder),
     ]
 
     static let manifest = """
@@ -273,6 +281,58 @@ struct PluginPackage: Sendable {
         }
 
         @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Quick.self) }
+
+        """
+
+    static let feeder = """
+        import Foundation
+        import PushHostPlugin
+        import Synchronization
+
+        /// Submits its `count` setting's messages, then host events when asked.
+        final class Feeder: SourcePlugin {
+            static let name = "feeder"
+            static let version = "0.1.0"
+            static let summary = "Submits count messages f-1, f-2, ..."
+            static let usesStateFolder = true
+
+            private let context: PluginContext
+            private let count: Int
+            private let event: Bool
+            private let log: LineFile?
+
+            init(context: PluginContext) throws {
+                self.context = context
+                count = Int(context.setting("count") ?? "") ?? 0
+                event = context.setting("event") == "yes"
+                log = context.setting("log").map(LineFile.init(path:))
+            }
+
+            func run(_ intake: Intake) async throws {
+                log?.append("folder", context.stateFolder.map { FileManager.default.fileExists(atPath: $0) ? "yes" : "no" } ?? "none")
+                var records = (1...max(count, 1)).prefix(count).map { ("f-\\($0)", #"{"message_id":"f-\\#($0)","data":{"n":"\\#($0)"}}"#, false) }
+                if event {
+                    records.append(("event", #"{"pushhost":"background"}"#, false))
+                    records.append(("own-event", #"{"pushhost":"background"}"#, true))
+                }
+                var ran = 0
+                for (id, record, isHostEvent) in records {
+                    let result = await intake.submit(record, isHostEvent: isHostEvent)
+                    switch result {
+                    case .done: log?.append(id, "done")
+                    case .retry: log?.append(id, "retry")
+                    case .rejected: log?.append(id, "rejected")
+                    case .stopped:
+                        log?.append("stopped after", String(ran))
+                        return
+                    }
+                    ran += 1
+                }
+                log?.append("ran", String(ran))
+            }
+        }
+
+        @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Feeder.self) }
 
         """
 

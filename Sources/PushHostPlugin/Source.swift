@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Synchronization
+
+/// The source role: a plugin that produces records from a transport of its
+/// own (a socket, a bus, a stream), which the host takes as it takes lines
+/// of standard input.
+///
+/// ```swift
+/// func run(_ intake: Intake) async throws {
+///     for try await line in stream.lines {
+///         switch await intake.submit(line) {
+///         case .done, .rejected: acknowledge(line)
+///         case .retry: redeliver(line)
+///         case .stopped: return
+///         }
+///     }
+/// }
+/// ```
+///
+/// `run` starts in a task of its own once every plugin was created, and
+/// that task is cancelled when the host stops: from then on `submit`
+/// returns `.stopped`, and `run` should return soon, since the plugin's
+/// `shutdown` waits for it. A host with a source runs until SIGINT or
+/// SIGTERM. An error `run` throws is logged, and the plugin produces
+/// nothing more.
+public protocol SourcePlugin: Plugin {
+    func run(_ intake: Intake) async throws
+}
+
+/// How a source hands the host its records.
+public struct Intake: Sendable {
+    private let host: HostTable
+    private let table: IntakeTable
+
+    init(host: UnsafePointer<ph_host>, table: UnsafePointer<ph_intake>) {
+        self.host = HostTable(raw: host)
+        self.table = IntakeTable(raw: table)
+    }
+
+    /// Hands the host one record, a JSON object (copied), and returns its
+    /// result once its report line is written. Suspends while the host is
+    /// full (it holds `--max-pending` records), so that what it cannot
+    /// start stays with the transport; returns `.stopped` at once when the
+    /// host is stopping or the task was cancelled.
+    ///
+    /// `isHostEvent` marks a host event the plugin made itself (a tap it
+    /// saw, an endpoint its distributor gave it); never set it for bytes
+    /// received from outside: a record that holds a host event without the
+    /// mark is rejected, and so is one with it that holds none.
+    public func submit(_ record: String, isHostEvent: Bool = false) async -> Submission {
+        var wait: UInt64 = 100_000
+        let flags = PH_RECORD_NO_WAIT | (isHostEvent ? PH_RECORD_HOST_EVENT : 0)
+        while !Task.isCancelled {
+            let result = SubmissionResult()
+            let context = Unmanaged.passRetained(result).toOpaque()
+            var text = record
+            let answer = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { json in
+                    table.raw.pointee.submit_record(host.raw, json.baseAddress!, json.count, flags, { context, result, line in
+                        Unmanaged<SubmissionResult>.fromOpaque(context!).takeRetainedValue().give(result, line: line)
+                    }, context)
+                }
+            }
+            switch answer {
+            case 0:
+                return await result.value()
+            case 1:
+                // Full: nothing was taken, and `done` will not come.
+                Unmanaged<SubmissionResult>.fromOpaque(context).release()
+                try? await Task.sleep(nanoseconds: wait)
+                wait = min(wait * 2, 20_000_000)
+            default:
+                Unmanaged<SubmissionResult>.fromOpaque(context).release()
+                return .stopped
+            }
+        }
+        return .stopped
+    }
+
+    /// The host's table of this plugin; the host's functions may be called from any thread.
+    private struct HostTable: @unchecked Sendable {
+        let raw: UnsafePointer<ph_host>
+    }
+
+    private struct IntakeTable: @unchecked Sendable {
+        let raw: UnsafePointer<ph_intake>
+    }
+}
+
+/// What became of a record a source submitted.
+public enum Submission: Sendable, Equatable {
+    /// Handled, whatever its status (delivered, suppressed, undelivered, an
+    /// event applied): its report line.
+    case done(reportLine: String)
+    /// A plugin failed, crashed or timed out, or the host stopped before
+    /// the record's data stage ended: a later try may succeed. The report
+    /// line, or "" when the record has none.
+    case retry(reportLine: String)
+    /// The record is bad (not JSON, too big, a host event it may not be):
+    /// no try will succeed. Its report line.
+    case rejected(reportLine: String)
+    /// The host is stopping, or the task was cancelled: nothing was taken.
+    case stopped
+}
+
+/// One submitted record's result, given by the host's `done` on its
+/// dispatch thread, maybe before the source awaits it.
+private final class SubmissionResult: Sendable {
+    private enum State {
+        case waiting
+        case given(Submission)
+        case awaited(CheckedContinuation<Submission, Never>)
+    }
+
+    private let state = Mutex(State.waiting)
+
+    /// The result, once `done` gave it.
+    func value() async -> Submission {
+        await withCheckedContinuation { continuation in
+            let given: Submission? = state.withLock { state in
+                if case .given(let submission) = state { return submission }
+                state = .awaited(continuation)
+                return nil
+            }
+            if let given { continuation.resume(returning: given) }
+        }
+    }
+
+    /// `done`'s result and report line.
+    func give(_ result: ph_result, line: UnsafePointer<CChar>) {
+        let text = String(cString: line)
+        let submission: Submission = switch result {
+        case PH_DONE: .done(reportLine: text)
+        case PH_REJECTED: .rejected(reportLine: text)
+        default: .retry(reportLine: text)
+        }
+        let waiting: CheckedContinuation<Submission, Never>? = state.withLock { state in
+            if case .awaited(let continuation) = state { return continuation }
+            state = .given(submission)
+            return nil
+        }
+        waiting?.resume(returning: submission)
+    }
+}
