@@ -34,6 +34,7 @@ public protocol SourcePlugin: Plugin {
 public struct Intake: Sendable {
     private let host: HostTable
     private let table: IntakeTable
+    private let caller = SubmitThread()
 
     init(host: UnsafePointer<ph_host>, table: UnsafePointer<ph_intake>) {
         self.host = HostTable(raw: host)
@@ -56,14 +57,7 @@ public struct Intake: Sendable {
         while !Task.isCancelled {
             let result = SubmissionResult()
             let context = Unmanaged.passRetained(result).toOpaque()
-            var text = record
-            let answer = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { json in
-                    table.raw.pointee.submit_record(host.raw, json.baseAddress!, json.count, flags, { context, result, line in
-                        Unmanaged<SubmissionResult>.fromOpaque(context!).takeRetainedValue().give(result, line: line)
-                    }, context)
-                }
-            }
+            let answer = await caller.submit(record, flags: flags, host: host, table: table, context: context)
             switch answer {
             case 0:
                 return await result.value()
@@ -81,12 +75,89 @@ public struct Intake: Sendable {
     }
 
     /// The host's table of this plugin; the host's functions may be called from any thread.
-    private struct HostTable: @unchecked Sendable {
+    fileprivate struct HostTable: @unchecked Sendable {
         let raw: UnsafePointer<ph_host>
     }
 
-    private struct IntakeTable: @unchecked Sendable {
+    fileprivate struct IntakeTable: @unchecked Sendable {
         let raw: UnsafePointer<ph_intake>
+    }
+}
+
+/// A thread of the source's own that makes its `submit_record` calls, one
+/// after another, in the order of `submit`. In a worker each call waits for
+/// the host's answer, and a task's thread must not block: Dispatch checks
+/// on a pool thread that stays busy by reading `/proc/TID/stat`, which a
+/// worker's walls do not let it read, and ends the process when it cannot.
+private final class SubmitThread: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let queued = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Under `lock`: the calls to make, first first; the thread once started.
+    private var calls: [() -> Void] = []
+    private var started = false
+
+    init() {
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(queued, nil)
+    }
+
+    /// `submit_record` of `record` with `flags` and `context`, made on the
+    /// thread: its answer (0 taken, 1 full, -1 stopping).
+    func submit(
+        _ record: String, flags: UInt32, host: Intake.HostTable, table: Intake.IntakeTable, context: UnsafeMutableRawPointer
+    ) async -> Int32 {
+        let done = Context(raw: context)
+        return await withCheckedContinuation { continuation in
+            enqueue {
+                var text = record
+                let answer = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { json in
+                        table.raw.pointee.submit_record(host.raw, json.baseAddress!, json.count, flags, { context, result, line in
+                            Unmanaged<SubmissionResult>.fromOpaque(context!).takeRetainedValue().give(result, line: line)
+                        }, done.raw)
+                    }
+                }
+                continuation.resume(returning: answer)
+            }
+        }
+    }
+
+    /// The `done` context of one record, handed to the thread.
+    private struct Context: @unchecked Sendable {
+        let raw: UnsafeMutableRawPointer
+    }
+
+    /// Queues `call` for the thread, started on the first; where no thread
+    /// can be started, makes the call here.
+    private func enqueue(_ call: @escaping () -> Void) {
+        pthread_mutex_lock(lock)
+        if !started {
+            var thread = pthread_t()
+            let me = Unmanaged.passRetained(self)
+            started = pthread_create(&thread, nil, { me in
+                Unmanaged<SubmitThread>.fromOpaque(me!).takeRetainedValue().serve()
+            }, me.toOpaque()) == 0
+            guard started else {
+                me.release()
+                pthread_mutex_unlock(lock)
+                return call()
+            }
+            pthread_detach(thread)
+        }
+        calls.append(call)
+        pthread_cond_signal(queued)
+        pthread_mutex_unlock(lock)
+    }
+
+    /// Makes the calls as they come, for the life of the process.
+    private func serve() -> Never {
+        while true {
+            pthread_mutex_lock(lock)
+            while calls.isEmpty { pthread_cond_wait(queued, lock) }
+            let call = calls.removeFirst()
+            pthread_mutex_unlock(lock)
+            call()
+        }
     }
 }
 

@@ -17,11 +17,15 @@ import Testing
             errorPath: scratch.file("stderr.log"))
     }
 
-    @Test func aSwiftSourceSubmitsAndLearnsEachResult() throws {
+    /// In the host, and in a worker behind its walls (its records cross to
+    /// the host, their results come back).
+    @Test(arguments: [false, true])
+    func aSwiftSourceSubmitsAndLearnsEachResult(isolated: Bool) throws {
         let scratch = try Scratch()
-        let host = try Self.start(scratch, ["count": "3", "event": "yes"])
+        let walled: [String: String] = isolated ? ["isolate": "true", "sandbox.write": scratch.path] : [:]
+        let host = try Self.start(scratch, walled.merging(["count": "3", "event": "yes"]) { $1 })
         let ran = eventually(timeout: .seconds(30)) { scratch.lines("feeder.log").last?.first == "ran" }
-        try #require(ran, "\(host.stderr)")
+        try #require(ran, "\(host.stderr)\n\(scratch.read("feeder.log"))")
         #expect(host.stop() == .status(0), "\(host.stderr)")
         #expect(scratch.lines("feeder.log") == [
             ["folder", "yes"], ["f-1", "done"], ["f-2", "done"], ["f-3", "done"],

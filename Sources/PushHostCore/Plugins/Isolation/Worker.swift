@@ -284,6 +284,10 @@ final class Worker {
         sourceAnswer = nil
         post(handler, nil)
         workers.settle(self)
+        // Answered: no report line waits for this call, as one would for a
+        // UI call posted (the first record of the source would wait for an
+        // answer that came already, until another came).
+        workers.forgetPosted(self)
         if handler == .start && sourceAnswer == 0 { sourceStarted = true }
         return sourceAnswer ?? -1
     }

@@ -91,6 +91,12 @@ package final class Workers {
         posted = (worker, call)
     }
 
+    /// Forgets the last call posted when it was `worker`'s, whose answer
+    /// the host already waited for (a source's `start` and `stop`).
+    func forgetPosted(_ worker: Worker) {
+        if posted?.worker === worker { posted = nil }
+    }
+
     /// The last UI call posted since the last time, if any: what a report line waits for.
     func takePosted() -> (worker: Worker, call: UInt64)? {
         defer { posted = nil }
