@@ -39,11 +39,11 @@ final class Interception: @unchecked Sendable {
         return table
     }()
 
-    /// The host's `ph.chain/1`, or nil when it does not offer it whole (an
-    /// older host).
+    /// The host's `ph.chain/1`, or nil when it does not offer one that
+    /// covers `stop`, its last function (an older host).
     static func chainAPI(of host: UnsafePointer<ph_host>) -> UnsafePointer<ph_chain_api>? {
         guard let api = host.pointee.get_extension(host, PH_EXT_CHAIN)?.assumingMemoryBound(to: ph_chain_api.self),
-              api.pointee.struct_size >= MemoryLayout<ph_chain_api>.size else { return nil }
+              covers(api, \.stop) else { return nil }
         return api
     }
 

@@ -26,8 +26,7 @@ public final class PluginContext: @unchecked Sendable {
     /// `static let usesStateFolder = true`.
     public var stateFolder: String? {
         guard let state = host.pointee.get_extension(host, PH_EXT_STATE)?.assumingMemoryBound(to: ph_state.self),
-              Int(state.pointee.struct_size) >= MemoryLayout<ph_state>.offset(of: \.directory)! + MemoryLayout<UnsafeRawPointer>.size
-        else { return nil }
+              covers(state, \.directory) else { return nil }
         return state.pointee.directory(host).map { String(cString: $0) }
     }
 

@@ -52,26 +52,17 @@ public struct Intake: Sendable {
     /// received from outside: a record that holds a host event without the
     /// mark is rejected, and so is one with it that holds none.
     public func submit(_ record: String, isHostEvent: Bool = false) async -> Submission {
-        var wait: UInt64 = 100_000
-        let flags = PH_RECORD_NO_WAIT | (isHostEvent ? PH_RECORD_HOST_EVENT : 0)
-        while !Task.isCancelled {
-            let result = SubmissionResult()
-            let context = Unmanaged.passRetained(result).toOpaque()
-            let answer = await caller.submit(record, flags: flags, host: host, table: table, context: context)
-            switch answer {
-            case 0:
-                return await result.value()
-            case 1:
-                // Full: nothing was taken, and `done` will not come.
-                Unmanaged<SubmissionResult>.fromOpaque(context).release()
-                try? await Task.sleep(nanoseconds: wait)
-                wait = min(wait * 2, 20_000_000)
-            default:
-                Unmanaged<SubmissionResult>.fromOpaque(context).release()
-                return .stopped
-            }
+        guard !Task.isCancelled else { return .stopped }
+        let result = SubmissionResult()
+        let context = Unmanaged.passRetained(result).toOpaque()
+        // The host's own wait while it is full, on the source's thread: no task's thread waits.
+        let answer = await caller.submit(record, flags: isHostEvent ? PH_RECORD_HOST_EVENT : 0, host: host, table: table, context: context)
+        guard answer == 0 else {
+            // Not taken: `done` will not come.
+            Unmanaged<SubmissionResult>.fromOpaque(context).release()
+            return .stopped
         }
-        return .stopped
+        return await result.value()
     }
 
     /// The host's table of this plugin; the host's functions may be called from any thread.
@@ -85,10 +76,11 @@ public struct Intake: Sendable {
 }
 
 /// A thread of the source's own that makes its `submit_record` calls, one
-/// after another, in the order of `submit`. In a worker each call waits for
-/// the host's answer, and a task's thread must not block: Dispatch checks
-/// on a pool thread that stays busy by reading `/proc/TID/stat`, which a
-/// worker's walls do not let it read, and ends the process when it cannot.
+/// after another, in the order of `submit`. A call waits while the host is
+/// full, and in a worker for the host's answer, and a task's thread must
+/// not block: Dispatch checks on a pool thread that stays busy by reading
+/// `/proc/TID/stat`, which a worker's walls do not let it read, and ends
+/// the process when it cannot.
 private final class SubmitThread: @unchecked Sendable {
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let queued = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)

@@ -30,9 +30,9 @@ final class SourceRun: @unchecked Sendable {
     /// The host's `ph.intake/1`, or nil when it does not offer one with
     /// `submit_record` (a host older than 1.2).
     static func intake(of host: UnsafePointer<ph_host>) -> UnsafePointer<ph_intake>? {
-        guard let intake = host.pointee.get_extension(host, PH_EXT_INTAKE)?.assumingMemoryBound(to: ph_intake.self) else { return nil }
-        let needed = MemoryLayout<ph_intake>.offset(of: \.submit_record)! + MemoryLayout<UnsafeRawPointer>.size
-        return Int(intake.pointee.struct_size) >= needed ? intake : nil
+        guard let intake = host.pointee.get_extension(host, PH_EXT_INTAKE)?.assumingMemoryBound(to: ph_intake.self),
+              covers(intake, \.submit_record) else { return nil }
+        return intake
     }
 
     /// `start`: `run` begins in a task of its own. An error it throws

@@ -40,6 +40,8 @@ import Testing
 ///   unmarked and then marked as its own host event, writing `ID RESULT`
 ///   for each (`done`, `retry`, `rejected`, `stopped`), then `ran N`; it
 ///   writes `stopped after N` instead when a submit says the host stopped.
+///   With `together` set to `yes`, it submits them all at once, each in a
+///   child task, writing each result as it comes.
 /// - `marker` (interceptor): when `data.mark` is `yes`, sets `data.marked` to
 ///   `"yes"`; when `text`, to the text of `data.text` (as a JSON string);
 ///   when `bad`, tries to set it to invalid JSON; when `remove`,
@@ -299,12 +301,14 @@ struct PluginPackage: Sendable {
             private let context: PluginContext
             private let count: Int
             private let event: Bool
+            private let together: Bool
             private let log: LineFile?
 
             init(context: PluginContext) throws {
                 self.context = context
                 count = Int(context.setting("count") ?? "") ?? 0
                 event = context.setting("event") == "yes"
+                together = context.setting("together") == "yes"
                 log = context.setting("log").map(LineFile.init(path:))
             }
 
@@ -315,20 +319,36 @@ struct PluginPackage: Sendable {
                     records.append(("event", #"{"pushhost":"background"}"#, false))
                     records.append(("own-event", #"{"pushhost":"background"}"#, true))
                 }
+                if together {
+                    // Every submit at once: those the host has no room for wait.
+                    await withTaskGroup(of: Void.self) { group in
+                        for (id, record, isHostEvent) in records {
+                            group.addTask { [log] in log?.append(id, Self.word(await intake.submit(record, isHostEvent: isHostEvent))) }
+                        }
+                    }
+                    log?.append("ran", String(records.count))
+                    return
+                }
                 var ran = 0
                 for (id, record, isHostEvent) in records {
                     let result = await intake.submit(record, isHostEvent: isHostEvent)
-                    switch result {
-                    case .done: log?.append(id, "done")
-                    case .retry: log?.append(id, "retry")
-                    case .rejected: log?.append(id, "rejected")
-                    case .stopped:
+                    if result == .stopped {
                         log?.append("stopped after", String(ran))
                         return
                     }
+                    log?.append(id, Self.word(result))
                     ran += 1
                 }
                 log?.append("ran", String(ran))
+            }
+
+            static func word(_ result: Submission) -> String {
+                switch result {
+                case .done: "done"
+                case .retry: "retry"
+                case .rejected: "rejected"
+                case .stopped: "stopped"
+                }
             }
         }
 
