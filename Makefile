@@ -1,6 +1,7 @@
 # Builds pushhost in release mode and installs it: the binary, the plugin
 # header and its pkg-config file, the sample plugins, the man pages, the shell
-# completions, the systemd units and the documentation.
+# completions, the systemd units, the documentation, and the Swift SDK as a
+# package for Swift plugins.
 #
 #     make                              # build (swift build -c release, man pages, completions)
 #     sudo make install                 # into /usr/local
@@ -24,6 +25,9 @@ man1dir = $(mandir)/man1
 docdir = $(datadir)/doc/pushhost
 pkgconfigdir = $(libdir)/pkgconfig
 pluginsdir = $(libdir)/pushhost/plugins
+# The Swift SDK as a package of its own, for Swift plugins built against the
+# installed pushhost (pushhost new plugin --language swift depends on it).
+sdkdir = $(datadir)/pushhost/PushHostPlugin
 systemdsystemunitdir = $(prefix)/lib/systemd/system
 systemduserunitdir = $(prefix)/lib/systemd/user
 bashcompletiondir = $(datadir)/bash-completion/completions
@@ -54,6 +58,8 @@ samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.c plugins
 # The documents installed into docdir, and the guides the README links to,
 # in docdir/docs/ so that its links hold.
 docs := README.md LICENSE CHANGELOG.md
+# The Swift SDK's sources, installed into sdkdir with the header.
+sdk_sources := $(wildcard Sources/PushHostPlugin/*.swift)
 guides := $(sort $(wildcard docs/*.md docs/*.png))
 
 # What swift build reads: when none is newer than the binary, `make install`
@@ -80,7 +86,7 @@ help:
 	@echo 'make uninstall     remove what install wrote (give it the same variables)'
 	@echo 'make clean         swift package clean, and the man pages and completions'
 	@echo 'Variables: PREFIX or prefix, DESTDIR, bindir, libdir, includedir, datadir, mandir,'
-	@echo '  pluginsdir, systemdsystemunitdir, systemduserunitdir, SWIFT, SCRATCH'
+	@echo '  pluginsdir, sdkdir, systemdsystemunitdir, systemduserunitdir, SWIFT, SCRATCH'
 
 $(bin)/pushhost: $(sources)
 	$(SWIFT) build -c release --scratch-path $(SCRATCH)
@@ -126,6 +132,10 @@ install: build
 	$(INSTALL_DATA) $(gen)/completions/pushhost.fish $(DESTDIR)$(fishcompletiondir)/pushhost.fish
 	$(INSTALL_DATA) $(docs) $(DESTDIR)$(docdir)/
 	$(INSTALL_DATA) $(guides) $(DESTDIR)$(docdir)/docs/
+	$(INSTALL) -d $(DESTDIR)$(sdkdir)/Sources/PushHostPlugin $(DESTDIR)$(sdkdir)/Sources/CPushHost
+	$(INSTALL_DATA) packaging/sdk-Package.swift $(DESTDIR)$(sdkdir)/Package.swift
+	$(INSTALL_DATA) $(sdk_sources) $(DESTDIR)$(sdkdir)/Sources/PushHostPlugin/
+	$(INSTALL_DATA) include/pushhost.h include/module.modulemap $(DESTDIR)$(sdkdir)/Sources/CPushHost/
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	version=$$($(bin)/pushhost --version) && \
 	$(SED) -e 's|@prefix@|$(prefix)|g' -e 's|@includedir@|$(pc_includedir)|g' \
@@ -140,7 +150,7 @@ install: build
 	$(INSTALL_DATA) "$$tmp/pushhost-user.service" $(DESTDIR)$(systemduserunitdir)/pushhost.service
 
 # Removes the files install wrote; a plugin someone else put into pluginsdir
-# stays. pushhost's own folders (pluginsdir, libdir/pushhost, docdir) go when
+# stays. pushhost's own folders (pluginsdir, libdir/pushhost, docdir, datadir/pushhost) go when
 # they are empty; shared ones (bindir, man1dir, ...) stay.
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/pushhost $(DESTDIR)$(includedir)/pushhost.h \
@@ -151,7 +161,9 @@ uninstall:
 	    $(DESTDIR)$(fishcompletiondir)/pushhost.fish \
 	    $(foreach doc,$(docs) $(guides),$(DESTDIR)$(docdir)/$(doc)) \
 	    $(DESTDIR)$(systemdsystemunitdir)/pushhost.service $(DESTDIR)$(systemduserunitdir)/pushhost.service
-	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir); do \
+	rm -rf $(DESTDIR)$(sdkdir)
+	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir) \
+	    $(DESTDIR)$(datadir)/pushhost; do \
 	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir"; fi; \
 	done
 

@@ -9,6 +9,8 @@ import Testing
     static let order = [
         "System", "JSON", "Records", "Journal", "Intake", "Message", "State", "Plugins",
         "Flight", "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Run",
+        // Beside the path: what `pushhost new plugin` writes for plugin authors.
+        "Template",
     ]
 
     static let library = URL(fileURLWithPath: #filePath)

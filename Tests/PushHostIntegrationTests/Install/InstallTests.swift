@@ -112,6 +112,10 @@ struct InstallTests {
     static let guides: [String] = ((try? FileManager.default.contentsOfDirectory(
         atPath: Paths.packageRoot.appendingPathComponent("docs").path)) ?? []).filter { $0.hasSuffix(".md") || $0.hasSuffix(".png") }
 
+    /// The Swift SDK's sources, which install as a package of their own.
+    static let sdkSources: [String] = ((try? FileManager.default.contentsOfDirectory(
+        atPath: Paths.packageRoot.appendingPathComponent("Sources/PushHostPlugin").path)) ?? []).filter { $0.hasSuffix(".swift") }
+
     @Test("DESTDIR stages the files under the final prefix's paths, and uninstall removes them all")
     func destdirAndUninstall() async throws {
         let installed = try await Installation.shared()
@@ -134,7 +138,11 @@ struct InstallTests {
             "usr/share/doc/pushhost/README.md",
             "usr/share/doc/pushhost/LICENSE",
             "usr/share/doc/pushhost/CHANGELOG.md",
-        ] + Self.samples.map { "usr/lib/pushhost/plugins/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 })
+            "usr/share/pushhost/PushHostPlugin/Package.swift",
+            "usr/share/pushhost/PushHostPlugin/Sources/CPushHost/pushhost.h",
+            "usr/share/pushhost/PushHostPlugin/Sources/CPushHost/module.modulemap",
+        ] + Self.samples.map { "usr/lib/pushhost/plugins/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 }
+          + Self.sdkSources.map { "usr/share/pushhost/PushHostPlugin/Sources/PushHostPlugin/" + $0 })
         #expect(Set(files) == expected, "extra: \(Set(files).subtracting(expected).sorted()), missing: \(expected.subtracting(files).sorted())")
 
         // The files that name paths name the final ones, never the stage.
@@ -160,7 +168,7 @@ struct InstallTests {
         try Installation.make(["uninstall", "DESTDIR=\(stage)", "PREFIX=/usr"], scratch: installed.scratch)
         #expect(try Self.files(under: stage) == [], "uninstall left files behind")
         // pushhost's own folders go; shared ones stay.
-        for folder in ["usr/lib/pushhost/plugins", "usr/lib/pushhost", "usr/share/doc/pushhost/docs", "usr/share/doc/pushhost"] {
+        for folder in ["usr/lib/pushhost/plugins", "usr/lib/pushhost", "usr/share/doc/pushhost/docs", "usr/share/doc/pushhost", "usr/share/pushhost"] {
             #expect(!FileManager.default.fileExists(atPath: stage + "/" + folder), "\(folder) is still there")
         }
         #expect(FileManager.default.fileExists(atPath: stage + "/usr/bin"))

@@ -1,0 +1,173 @@
+/// The files of a template project, by path relative to its folder.
+package struct TemplateFile: Sendable, Equatable {
+    package let path: String
+    package let text: String
+    package let executable: Bool
+}
+
+/// Where a template project finds pushhost's plugin API when it is built.
+package struct TemplateSDK: Sendable {
+    /// The folder holding `pushhost.h`, for a C build when pkg-config does
+    /// not know pushhost; nil when unknown.
+    package var include: String?
+    /// The Swift package holding the `PushHostPlugin` product; nil when unknown.
+    package var swiftPackage: String?
+
+    package init(include: String?, swiftPackage: String?) {
+        self.include = include
+        self.swiftPackage = swiftPackage
+    }
+}
+
+extension PluginTemplate {
+    /// Every file of the project. A Swift project needs `sdk.swiftPackage`.
+    package func files(sdk: TemplateSDK) throws(UsageError) -> [TemplateFile] {
+        let scenario = TemplateScenario(self)
+        var files = [
+            TemplateFile(path: "README.md", text: readme, executable: false),
+            TemplateFile(path: ".gitignore", text: ".build/\n*.so\nPackage.resolved\n", executable: false),
+            TemplateFile(path: "test/run.sh", text: TemplateTestScript(template: self).text, executable: true),
+            TemplateFile(path: "test/messages.ndjson", text: lines(scenario.messages), executable: false),
+            TemplateFile(path: "test/expected.txt", text: lines(scenario.expected), executable: false),
+            TemplateFile(path: "test/expected.log", text: lines(scenario.logged), executable: false),
+        ]
+        if plays(.source) {
+            files += [
+                TemplateFile(path: "test/records.ndjson", text: lines(scenario.sourceRecords), executable: false),
+                TemplateFile(path: "test/expected-source.txt", text: lines(scenario.expectedFromSource), executable: false),
+            ]
+        }
+        switch language {
+        case .c:
+            files += [
+                TemplateFile(path: "Makefile", text: cMakefile(include: sdk.include), executable: false),
+                TemplateFile(path: "\(name).c", text: CPluginSource(template: self).text, executable: false),
+            ]
+        case .swift:
+            guard let package = sdk.swiftPackage else {
+                throw UsageError("no pushhost Swift SDK was found beside this pushhost: give its package folder with --sdk DIR")
+            }
+            let source = SwiftPluginSource(template: self)
+            files += [
+                TemplateFile(path: "Makefile", text: swiftMakefile, executable: false),
+                TemplateFile(path: "Package.swift", text: source.manifest(sdk: package), executable: false),
+                TemplateFile(path: "Sources/\(moduleName)/\(typeName).swift", text: source.text, executable: false),
+            ]
+        }
+        return files
+    }
+
+    private func lines(_ lines: [String]) -> String {
+        lines.map { $0 + "\n" }.joined()
+    }
+
+    private var makeTargets: String {
+        """
+        test: lib\(name).so
+        \tPUSHHOST='$(PUSHHOST)' PLUGIN=./lib\(name).so test/run.sh
+
+        .PHONY: all test clean
+        """
+    }
+
+    private func cMakefile(include: String?) -> String {
+        let fallback = include.map { "|| echo -I\($0)" } ?? ""
+        return """
+            # Builds lib\(name).so, the pushhost plugin \(name), and tests it under pushhost.
+            #
+            #     make              # build
+            #     make test         # run it under pushhost and check what comes out (test/run.sh)
+            #     make test PUSHHOST=/path/to/pushhost
+            #
+            # The header comes from pkg-config (an installed pushhost)\(include == nil ? "" : ", else from where it was when this project was made").
+
+            CC ?= cc
+            CFLAGS ?= -O2 -g
+            PKG_CONFIG ?= pkg-config
+            PUSHHOST ?= pushhost
+            PUSHHOST_CFLAGS := $(shell $(PKG_CONFIG) --cflags pushhost 2>/dev/null \(fallback))
+            PLUGIN_FLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -fvisibility=hidden -fPIC -shared
+
+            all: lib\(name).so
+
+            lib\(name).so: \(name).c
+            \t$(CC) $(PLUGIN_FLAGS) $(CFLAGS) $(PUSHHOST_CFLAGS) -o $@ \(name).c\(plays(.source) ? " -pthread" : "")
+
+            \(makeTargets)
+
+            clean:
+            \trm -f lib\(name).so
+
+            """
+    }
+
+    private var swiftMakefile: String {
+        """
+        # Builds lib\(name).so, the pushhost plugin \(name), and tests it under pushhost.
+        #
+        #     make              # build (swift build -c release)
+        #     make test         # run it under pushhost and check what comes out (test/run.sh)
+        #     make test PUSHHOST=/path/to/pushhost
+        #
+        # Build it with the same Swift toolchain as the pushhost that loads it.
+
+        SWIFT ?= swift
+        PUSHHOST ?= pushhost
+
+        all: lib\(name).so
+
+        lib\(name).so: Package.swift $(wildcard Sources/*/*.swift)
+        \t$(SWIFT) build -c release
+        \tcp "$$($(SWIFT) build -c release --show-bin-path)/lib\(name).so" $@
+
+        \(makeTargets)
+
+        clean:
+        \trm -rf .build lib\(name).so
+
+        """
+    }
+
+    private var readme: String {
+        let roles = roles.map(\.rawValue).joined(separator: ", ")
+        let source = language == .c ? "`\(name).c`" : "`Sources/\(moduleName)/\(typeName).swift`"
+        return """
+            # \(name)
+
+            A pushhost plugin (roles: \(roles)), made by `pushhost new plugin`.
+
+            ```
+            make          # builds lib\(name).so
+            make test     # runs it under pushhost and checks what comes out
+            pushhost plugins --plugin ./lib\(name).so
+            ```
+
+            \(source) has one handler per role; each does a small thing the test
+            checks: the data handler suppresses a message whose data says
+            `"quiet":"yes"`, the interceptor holds back one that says `"hold":"yes"`,
+            the other handlers log a line. Change them, then change the test.
+
+            ## The test
+
+            `test/run.sh` runs `pushhost run --plugin ./lib\(name).so` with
+            `test/messages.ndjson` on standard input, each run with a state folder of
+            its own, and checks:
+
+            - the report: line N of `test/expected.txt` must be found in the report's
+              line N (one JSON line per record, in order), and there must be as many;
+            - the log: each line of `test/expected.log` must be found in pushhost's log.
+            \(plays(.source) ? """
+
+            A host with a source runs until it is stopped, so each run waits for its
+            report lines and then sends SIGTERM. A second run has the source submit
+            `test/records.ndjson` (the setting `records`) and checks
+            `test/expected-source.txt`.
+
+            """ : "")
+            `make test PUSHHOST=/path/to/pushhost` tests against another pushhost
+            binary. The ABI is `<pushhost.h>` and docs/abi.md in the pushhost
+            repository; the report's fields are in its docs/running.md.
+
+            """
+    }
+}
