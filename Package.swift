@@ -109,3 +109,11 @@ if Context.environment["PUSHHOST_BENCHMARKS"] == "1" {
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
 }
+
+// The documentation of PushHostPlugin, the Swift SDK for plugin authors
+// (swift-docc-plugin), only when asked for, so that ordinary builds and CI's
+// `swift test` do not fetch it; docs/build-sdk-docs.sh runs
+//     PUSHHOST_DOCS=1 swift package --scratch-path .build/docs generate-documentation --target PushHostPlugin --warnings-as-errors
+if Context.environment["PUSHHOST_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -38,6 +38,9 @@ public struct NotificationAction: Sendable, Hashable {
     /// Whether it takes text (a reply), which comes as `Action.input`.
     public let isInput: Bool
 
+    /// A button with `id`, the `title` it shows, and whether it takes text;
+    /// for a plugin's own tests, since `Message.actions` reads the buttons
+    /// from the message.
     public init(id: String, title: String, isInput: Bool = false) {
         self.id = id
         self.title = title

@@ -25,6 +25,8 @@ public struct Outcome: Sendable, Hashable {
         case stopped
     }
 
+    /// What became of the message: its report line's `status`, or the stop
+    /// an interceptor returns.
     public let status: Status
     /// The report's `reason` (suppressed) or `error` (failed), if any.
     public let reason: String?

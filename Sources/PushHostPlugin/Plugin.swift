@@ -26,6 +26,8 @@
 public protocol Plugin: AnyObject, Sendable {
     /// Unique among loaded plugins, made of `a-z`, `0-9`, `_` and `-`.
     static var name: String { get }
+    /// The plugin's version, as `pushhost plugins` shows it (`1.0.0`); the
+    /// host does not read it otherwise.
     static var version: String { get }
     /// One line saying what the plugin does, for `pushhost plugins`.
     static var summary: String { get }
@@ -34,7 +36,13 @@ public protocol Plugin: AnyObject, Sendable {
     /// error's description is logged).
     init(context: PluginContext) throws
 
-    /// Called once at shutdown, after every other call.
+    /// Called once at shutdown, on the host's thread, after the last UI
+    /// handler, once every `intercept` that passed its message on (or
+    /// stopped it) returned and a source's `run` returned. Not waited for:
+    /// an `intercept` that still holds its message (its `proceed()` returns
+    /// `stopped`), and a data handler that suspended and had not given its
+    /// verdict by then (one past `--data-timeout`, or cut off by a stop),
+    /// which may still be running.
     func shutdown()
 
     /// Whether it keeps things in its state folder (`context.stateFolder`),
@@ -43,8 +51,11 @@ public protocol Plugin: AnyObject, Sendable {
 }
 
 extension Plugin {
+    /// No summary: `pushhost plugins` shows no line for it.
     public static var summary: String { "" }
+    /// No state folder is declared.
     public static var usesStateFolder: Bool { false }
+    /// Does nothing.
     public func shutdown() {}
 }
 
@@ -64,12 +75,25 @@ extension Plugin {
 /// way, keep the work before the first `await` short: until then the host
 /// waits for it.
 public protocol DataPlugin: Plugin {
+    /// Decides whether `message` goes on to the UI stage: `.continue` or
+    /// `.suppress`; a thrown error fails the message, and its description
+    /// is logged under the plugin's name.
+    ///
+    /// - Parameter message: The message, lent by the host until the verdict
+    ///   is given; a copy is kept only when the plugin still holds it then.
+    /// - Returns: The plugin's verdict on the message.
     func onData(_ message: Message) async throws -> Verdict
 }
 
 /// The background role: the app is in the background (or in the foreground
 /// with no screen visible).
 public protocol BackgroundPlugin: Plugin {
+    /// Called on the host's thread for a message on the `background` route,
+    /// after every data plugin let it go on; every background plugin gets
+    /// it, in load order. The host waits for the call to return.
+    ///
+    /// - Parameter message: The message, lent for the call; a copy is kept
+    ///   only when the plugin still holds it once the call returned.
     func onBackground(_ message: Message)
 }
 
@@ -79,13 +103,31 @@ public protocol BackgroundPlugin: Plugin {
 public protocol ScreenPlugin: Plugin {
     /// The targets this screen claims; no two screens may share one.
     static var targets: [String] { get }
+    /// Called on the host's thread for a message on the `target` route:
+    /// this screen is the first visible one, top first, whose `targets`
+    /// hold the message's target. The host waits for the call to return.
+    ///
+    /// - Parameter message: The message, lent for the call.
     func onTarget(_ message: Message)
+    /// Called on the host's thread for a message on the `mismatch` route:
+    /// this screen is the top screen, and no visible screen claims the
+    /// message's target (or the message has none). The host waits for the
+    /// call to return.
+    ///
+    /// - Parameter message: The message, lent for the call.
     func onMismatch(_ message: Message)
 }
 
 /// The token role: a new registration token replaced `previous` (nil for
 /// the first one).
 public protocol TokenPlugin: Plugin {
+    /// Called on the host's thread once the host stored a new token, which
+    /// `PluginContext.currentToken` then reads. A token event that repeats
+    /// the stored token, or removes it, calls no token plugin.
+    ///
+    /// - Parameters:
+    ///   - token: The new registration token.
+    ///   - previous: The token it replaced, or nil when there was none.
     func onToken(_ token: String, previous: String?)
 }
 
@@ -95,9 +137,10 @@ public protocol TokenPlugin: Plugin {
 ///
 /// Any plugin may play it. A screen gets the action when it is the first
 /// visible screen whose targets hold the message's target; when none is,
-/// every other plugin with this role gets it (to bring the app up, say), and
-/// the host keeps the action for the target's screen until that screen
-/// becomes visible, even across restarts.
+/// every plugin with this role that is not a screen gets it (to bring the
+/// app up, say), and the host keeps the action for the screen that claims
+/// the target, when that screen plays this role, until it becomes visible,
+/// even across restarts (for at most `--retain-for`).
 ///
 /// ```swift
 /// func onAction(_ action: Action, message: Message) {
@@ -109,6 +152,13 @@ public protocol TokenPlugin: Plugin {
 /// The message is the one delivered, as `Message` reads any other: its
 /// `actions`, `image`, `click` and so on describe what the notification showed.
 public protocol ActionPlugin: Plugin {
+    /// Called on the host's thread with what a person did and the message
+    /// it was done to. The host waits for the call to return.
+    ///
+    /// - Parameters:
+    ///   - action: The tap, or the button chosen, with the text typed into
+    ///     a reply.
+    ///   - message: The message as it was delivered, lent for the call.
     func onAction(_ action: Action, message: Message)
 }
 
@@ -137,12 +187,22 @@ public protocol ActionPlugin: Plugin {
 /// once it is passed on or stopped. `proceed()` returns when the message's
 /// report line is written (`outcome.reportLine`), with `status`, `reason`,
 /// and `by` (the interceptor that stopped it, if one did); what `intercept`
-/// returns after proceeding is only passed on. At shutdown, `shutdown`
+/// returns after proceeding changes nothing (a stop returned then is
+/// ignored, with a warning in the log). At shutdown, `shutdown`
 /// comes once every `intercept` that passed its message on (or stopped it)
 /// returned; a `proceed()` still waiting then (the host stopped on a signal
 /// before the report line) returns the status `stopped`. A message still
 /// held then goes nowhere, and its `proceed()` returns `stopped` at once.
 public protocol Interceptor: Plugin {
+    /// Takes one push message's turn at this interceptor: reads and edits
+    /// it through `chain`, then passes it on with `chain.proceed()` or
+    /// stops it by returning `.suppressed(_:)` or `.failed(_:)` without
+    /// proceeding.
+    ///
+    /// - Parameter chain: The message's way through the interceptors, as
+    ///   this one holds it.
+    /// - Returns: After proceeding, the outcome to pass on (usually the one
+    ///   `proceed()` returned); without proceeding, the stop to make.
     func intercept(_ chain: Chain) async -> Outcome
 }
 
@@ -154,6 +214,9 @@ public struct Action: Sendable, Hashable, CustomStringConvertible {
     /// The text of a reply action (one whose `isInput` is true), else nil.
     public let input: String?
 
+    /// An action with `id` (`"tap"`, or the id of one of the message's
+    /// `actions`) and, for a reply, the text typed; for a plugin's own
+    /// tests, since the host makes the actions it hands a plugin.
     public init(id: String, input: String? = nil) {
         self.id = id
         self.input = input

@@ -37,6 +37,8 @@ public final class PluginContext: @unchecked Sendable {
 
     /// How much a log line matters.
     public enum LogLevel: Sendable {
+        /// `debug`, `info`, `warning` or `error`: the level of the line in
+        /// the host's log, which names it (`info NAME: TEXT`).
         case debug, info, warning, error
 
         var raw: ph_log_level {

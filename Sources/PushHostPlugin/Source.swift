@@ -27,6 +27,13 @@ import Synchronization
 /// SIGTERM. An error `run` throws is logged, and the plugin produces
 /// nothing more.
 public protocol SourcePlugin: Plugin {
+    /// Produces records until the transport ends or the host stops, handing
+    /// each to the host with `intake.submit(_:isHostEvent:)`. Runs in a
+    /// task of its own, started once every plugin was created and cancelled
+    /// when the host stops; returning ends the plugin's records, and a
+    /// thrown error (other than one from that cancellation) is logged.
+    ///
+    /// - Parameter intake: Where the plugin hands the host its records.
     func run(_ intake: Intake) async throws
 }
 
