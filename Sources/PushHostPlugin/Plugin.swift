@@ -94,7 +94,11 @@ public protocol BackgroundPlugin: Plugin {
     ///
     /// - Parameter message: The message, lent for the call; a copy is kept
     ///   only when the plugin still holds it once the call returned.
-    func onBackground(_ message: Message)
+    ///
+    /// Throwing says this plugin could not do its part: the message's status
+    /// becomes `failed`, with the error's description, after the plugin's
+    /// name, in its report line (ABI 1.2's `fail`; a 1.1 host only logs it).
+    func onBackground(_ message: Message) throws
 }
 
 /// The foreground role: a screen, which gets the messages aimed at one of
@@ -108,14 +112,18 @@ public protocol ScreenPlugin: Plugin {
     /// hold the message's target. The host waits for the call to return.
     ///
     /// - Parameter message: The message, lent for the call.
-    func onTarget(_ message: Message)
+    ///
+    /// Throwing, as for `BackgroundPlugin/onBackground(_:)`, fails the message.
+    func onTarget(_ message: Message) throws
     /// Called on the host's thread for a message on the `mismatch` route:
     /// this screen is the top screen, and no visible screen claims the
     /// message's target (or the message has none). The host waits for the
     /// call to return.
     ///
     /// - Parameter message: The message, lent for the call.
-    func onMismatch(_ message: Message)
+    ///
+    /// Throwing fails the message, as for `onTarget(_:)`.
+    func onMismatch(_ message: Message) throws
 }
 
 /// The token role: a new registration token replaced `previous` (nil for

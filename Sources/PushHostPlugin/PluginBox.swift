@@ -99,17 +99,17 @@ final class PluginBox: @unchecked Sendable {
     /// message lent for the call.
     func onBackground(_ message: OpaquePointer) {
         guard let background else { return }
-        lend(message) { background.onBackground($0) }
+        lend(message) { try background.onBackground($0) }
     }
 
     func onTarget(_ message: OpaquePointer) {
         guard let screen else { return }
-        lend(message) { screen.onTarget($0) }
+        lend(message) { try screen.onTarget($0) }
     }
 
     func onMismatch(_ message: OpaquePointer) {
         guard let screen else { return }
-        lend(message) { screen.onMismatch($0) }
+        lend(message) { try screen.onMismatch($0) }
     }
 
     /// `on_action`: the action, copied, and the message, lent for the call.
@@ -119,11 +119,27 @@ final class PluginBox: @unchecked Sendable {
         lend(message) { action.onAction(taken, message: $0) }
     }
 
-    /// Calls the UI handler `body` with the host's message, lent until it returns.
-    private func lend(_ message: OpaquePointer, to body: (Message) -> Void) {
+    /// Calls the UI handler `body` with the host's message, lent until it
+    /// returns; an error it throws fails the message.
+    private func lend(_ message: OpaquePointer, to body: (Message) throws -> Void) {
         var storage = MessageStorage(host: context.host, handle: message)
-        body(Message(storage: storage))
+        do {
+            try body(Message(storage: storage))
+        } catch {
+            fail(message, because: error)
+        }
         MessageStorage.endBorrow(&storage)
+    }
+
+    /// `fail` (ABI 1.2) for the message of a UI handler that threw; a host
+    /// without it gets the reason only in its log.
+    private func fail(_ message: OpaquePointer, because error: any Error) {
+        let host = context.host
+        guard covers(host, \.fail) else {
+            context.log("\(error) (this host is older than ABI 1.2 and cannot fail the message)", level: .error)
+            return
+        }
+        host.pointee.fail(host, message, "\(error)")
     }
 
     /// `get_extension`: the table of `ph.interceptor/1` or `ph.source/1`

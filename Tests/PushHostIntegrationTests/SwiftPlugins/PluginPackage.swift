@@ -14,7 +14,8 @@ import Testing
 ///   (default 0), then writes `done ID` and continues; when `data.fail` is
 ///   `yes` it writes `throw ID` and throws an error whose description is
 ///   `boom for ID`.
-/// - `shelf` (screen, targets `["shelf"]`): `target|mismatch ID TARGET TITLE BODY`
+/// - `shelf` (screen, targets `["shelf"]`): `target|mismatch ID TARGET TITLE BODY`;
+///   its `onTarget` throws for a message whose data says `"jam":"yes"`
 ///   (`-` for a missing field).
 /// - `tokens` (token): `token NEW PREVIOUS CURRENT`, CURRENT being the
 ///   context's `currentToken` during the call (`-` for nil).
@@ -165,7 +166,10 @@ struct PluginPackage: Sendable {
                 log = LineFile(path: path)
             }
 
-            func onTarget(_ message: Message) { write("target", message) }
+            func onTarget(_ message: Message) throws {
+                if message.data["jam"] == "yes" { throw Jammed(id: message.id) }
+                write("target", message)
+            }
             func onMismatch(_ message: Message) { write("mismatch", message) }
 
             private func write(_ event: String, _ message: Message) {
@@ -175,6 +179,11 @@ struct PluginPackage: Sendable {
 
         struct NoLog: Error, CustomStringConvertible {
             var description: String { "the log setting is required" }
+        }
+
+        struct Jammed: Error, CustomStringConvertible {
+            let id: String
+            var description: String { "the shelf jammed on \\(id)" }
         }
 
         @_cdecl("ph_plugin_entry") public func entry() -> OpaquePointer? { export(Shelf.self) }

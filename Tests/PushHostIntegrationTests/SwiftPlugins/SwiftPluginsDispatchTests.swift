@@ -91,6 +91,26 @@ import Testing
         #expect(scratch.probeCalls() == ["bg background m1", "bg background m5"])
     }
 
+    /// A Swift UI handler that throws fails its message (ABI 1.2's `fail`):
+    /// status `failed`, the error after the plugin's name, and the host goes
+    /// on with the next message.
+    @Test func swiftScreenThatThrowsFailsItsMessage() throws {
+        let package = try PluginPackage.shared()
+        let scratch = try Scratch()
+        let result = try scratch.run(
+            loading(package.library("shelf"), as: "shelf", ["log": scratch.file("shelf.log")]),
+            stdin: ndjson(
+                #"{"pushhost":"foreground","screen":"shelf"}"#,
+                gcm("m1", target: "shelf", data: ["jam": "yes"]),
+                gcm("m2", target: "shelf", notification: ["title": "Next"])))
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.map { $0["status"] as? String } == ["applied", "failed", "delivered"])
+        #expect(report[1]["error"] as? String == "shelf: the shelf jammed on m1", "\(report[1])")
+        #expect(report[1]["route"] as? String == "target")
+        #expect(scratch.lines("shelf.log") == [["target", "m2", "shelf", "Next", "-"]])
+    }
+
     /// The Swift token handler gets the new token and the one before (nil
     /// at first), after the host stored it; the same token again calls nobody.
     @Test func swiftTokenHandlerGetsNewAndPreviousTokens() throws {
