@@ -51,8 +51,12 @@ public struct Intake: Sendable {
     /// Hands the host one record, a JSON object (copied), and returns its
     /// result once its report line is written. Suspends while the host is
     /// full (it holds `--max-pending` records), so that what it cannot
-    /// start stays with the transport; returns `.stopped` at once when the
-    /// host is stopping or the task was cancelled.
+    /// start stays with the transport. Returns `.stopped`, and the host
+    /// has not taken the record, when the task was already cancelled as
+    /// `submit` began, or when the host is stopping (a `submit` waiting for
+    /// room ends then too). A record the host took always gets its result:
+    /// one the host gave back at its stop is `.retry` with an empty report
+    /// line.
     ///
     /// `isHostEvent` marks a host event the plugin made itself (a tap it
     /// saw, an endpoint its distributor gave it); never set it for bytes
