@@ -30,7 +30,9 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     }
 
     private struct Submission {
-        let bytes: [UInt8]
+        /// The record's copy; nil for one longer than `--max-bytes`, which
+        /// is rejected as the readers reject such a line, and never copied.
+        let bytes: [UInt8]?
         let source: RecordSource
         let trust: RecordTrust
         let done: Done?
@@ -47,6 +49,7 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     }
     private let wakePipe = WakePipe()
     private let limit: Int
+    private let maxBytes: Int
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let roomMade = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Under `lock`:
@@ -57,9 +60,12 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     private var counts: [String: Int] = [:]
     private var dispatchThread: pthread_t?
 
-    /// Submissions that wait while the host holds `limit` records (`--max-pending`).
-    init(limit: Int) {
+    /// Submissions that wait while the host holds `limit` records
+    /// (`--max-pending`); a record longer than `maxBytes` (`--max-bytes`) is
+    /// taken, and rejected.
+    init(limit: Int, maxBytes: Int) {
         self.limit = limit
+        self.maxBytes = maxBytes
         pthread_mutex_init(lock, nil)
         pthread_cond_init(roomMade, nil)
     }
@@ -92,7 +98,7 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     func submit(
         _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: Done?, context: UnsafeMutableRawPointer?, mayWait: Bool
     ) -> Answer {
-        let copy = [UInt8](bytes)
+        let copy = bytes.count > maxBytes ? nil : [UInt8](bytes)
         let trust: RecordTrust = flags & PH_RECORD_HOST_EVENT != 0
             ? .hostEvent
             : .messageOnly(.unmarked(plugin: plugin))
@@ -127,7 +133,11 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     func deliver(to intake: some Intake) {
         wakePipe.drain()
         while intake.hasRoom, let submission = next() {
-            submission.bytes.withUnsafeBytes { bytes in
+            guard let copy = submission.bytes else {
+                intake.take(Record(.tooLong, source: submission.source, trust: submission.trust, completion: Self.completion(of: submission)))
+                continue
+            }
+            copy.withUnsafeBytes { bytes in
                 intake.take(Record(.text(bytes), source: submission.source, trust: submission.trust, completion: Self.completion(of: submission)))
             }
         }

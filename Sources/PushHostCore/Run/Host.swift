@@ -39,7 +39,7 @@ package final class Host {
         }
         CrashSignals.install(journal)
         let report = try Report(destination: options.report)
-        submissions = PluginSubmissions(limit: options.maxPending)
+        submissions = PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes)
         ChainAPI.offer()
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions,

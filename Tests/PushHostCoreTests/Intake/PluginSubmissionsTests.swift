@@ -14,6 +14,7 @@ import Testing
         func take(_ record: borrowing Record) {
             switch record.content {
             case .failed(let reason): taken.append("failed \(record.source.place): \(reason)")
+            case .tooLong: taken.append("too long \(record.source.place)")
             default: taken.append("record \(record.source.place)")
             }
         }
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func aSourceWaitsWhileTheHostHoldsItsLimit() throws {
-        let queue = PluginSubmissions(limit: 2)
+        let queue = PluginSubmissions(limit: 2, maxBytes: 65536)
         queue.openOnThisThread()
         let intake = KeepingIntake()
         let early = Self.onAnotherThread {
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func aStopHandsBackWhatWasNotStarted() throws {
-        let queue = PluginSubmissions(limit: 8)
+        let queue = PluginSubmissions(limit: 8, maxBytes: 65536)
         queue.openOnThisThread()
         let intake = KeepingIntake()
         let answers = Self.onAnotherThread { [Self.submit(queue, "{}", context: 1), Self.submit(queue, "{}")] }
@@ -84,5 +85,20 @@ import Testing
         #expect(Self.lock.withLock { Self.heard[1] } == "1 ")
         #expect(Self.lock.withLock { Self.heard[3] } == nil)
         #expect(intake.taken == ["failed plugin src, record 2: the host stopped before it began"])
+    }
+
+    /// A record longer than `--max-bytes` is taken (its source learns its
+    /// result) and reaches the host as too long, never copied, as a line of
+    /// standard input would; one of exactly `--max-bytes` is a record.
+    @Test func aRecordLongerThanMaxBytesReachesTheHostAsTooLong() throws {
+        let queue = PluginSubmissions(limit: 8, maxBytes: 16)
+        queue.openOnThisThread()
+        let intake = KeepingIntake()
+        let answers = Self.onAnotherThread {
+            [Self.submit(queue, #"{"pad":"123456"}"#), Self.submit(queue, #"{"pad":"1234567"}"#), Self.submit(queue, "{}")]
+        }
+        #expect(answers == [.taken, .taken, .taken])
+        queue.deliver(to: intake)
+        #expect(intake.taken == ["record plugin src, record 1", "too long plugin src, record 2", "record plugin src, record 3"])
     }
 }

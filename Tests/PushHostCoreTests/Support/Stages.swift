@@ -32,7 +32,7 @@ final class Stages {
         ChainAPI.offer()
         plugins = try PluginSet(
             catalog: PluginCatalog(paths: paths), overrides: [], skipBad: false, tokens: tokens,
-            submissions: PluginSubmissions(limit: options.maxPending), logger: logger)
+            submissions: PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes), logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         do {
             pipeline = Pipeline(

@@ -113,4 +113,28 @@ import Testing
         let accepted = try #require(Self.number(after: "accepted ", in: lines), "\(lines.suffix(5))")
         #expect(lines.filter { $0.hasPrefix("done ") }.count == accepted)
     }
+
+    /// A record a source submits that is longer than `--max-bytes` is
+    /// rejected as such a line of standard input is (the source learns
+    /// `rejected`), and the host goes on with the next; in a worker too.
+    @Test(arguments: [false, true]) func aRecordLongerThanMaxBytesIsRejected(isolated: Bool) throws {
+        let scratch = try Scratch()
+        let (fifo, fifoSource) = try SourcePluginTests.fifoSource(scratch)
+        let host = try SourcePluginTests.startHost(
+            scratch, fifoSource + scratch.probe("bg", [.background]) + ["--max-bytes", "1000"], isolated: isolated)
+        let fd = SourcePluginTests.openWhenRead(fifo, host: host)
+        try #require(fd >= 0, "the FIFO was never opened for reading:\n\(host.stderr)")
+        defer { close(fd) }
+        let long = #"{"message_id":"big","data":{"pad":"\#(String(repeating: "y", count: 5000))"}}"#
+        try #require(SourcePluginTests.write(fd, ndjson(long, #"{"message_id":"small","data":{"n":"1"}}"#)), "cannot write to the FIFO")
+        let second = host.waitForStderr("info fifo-source: record 2:")
+        try #require(second, "no done for record 2:\n\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["status"] as? String } == ["rejected", "delivered"])
+        #expect(report.first?["error"] as? String == "byte 1000: longer than --max-bytes 1000", "\(report)")
+        #expect(host.stderr.contains("info fifo-source: record 1: rejected"), "\(host.stderr)")
+        #expect(scratch.probeCalls() == ["bg background small"])
+    }
 }
