@@ -63,6 +63,18 @@ public struct Intake: Sendable {
     /// received from outside: a record that holds a host event without the
     /// mark is rejected, and so is one with it that holds none.
     public func submit(_ record: String, isHostEvent: Bool = false) async -> Submission {
+        await submit(Record.text(record), isHostEvent: isHostEvent)
+    }
+
+    /// `submit(_:isHostEvent:)` for bytes as the transport gave them,
+    /// unchanged: bytes that are not UTF-8 (or not JSON) get the host's
+    /// `.rejected` with its report line, rather than being dropped or
+    /// repaired by the source.
+    public func submit(_ record: [UInt8], isHostEvent: Bool = false) async -> Submission {
+        await submit(Record.bytes(record), isHostEvent: isHostEvent)
+    }
+
+    private func submit(_ record: Record, isHostEvent: Bool) async -> Submission {
         guard !Task.isCancelled else { return .stopped }
         let result = SubmissionResult()
         let context = Unmanaged.passRetained(result).toOpaque()
@@ -83,6 +95,33 @@ public struct Intake: Sendable {
 
     fileprivate struct IntakeTable: @unchecked Sendable {
         let raw: UnsafePointer<ph_intake>
+    }
+
+    /// A record as the plugin gave it.
+    fileprivate enum Record: Sendable {
+        case text(String)
+        case bytes([UInt8])
+
+        /// Calls `body` with the record's bytes (never a nil base address).
+        func withBytes<T>(_ body: (UnsafePointer<CChar>, Int) -> T) -> T {
+            switch self {
+            case .text(var text):
+                return text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { Self.call(body, $0) }
+                }
+            case .bytes(let bytes):
+                return bytes.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { Self.call(body, $0) }
+                }
+            }
+        }
+
+        /// `body` with `bytes`, an empty record pointing at a byte of its own.
+        private static func call<T>(_ body: (UnsafePointer<CChar>, Int) -> T, _ bytes: UnsafeBufferPointer<CChar>) -> T {
+            if let start = bytes.baseAddress { return body(start, bytes.count) }
+            var none: CChar = 0
+            return withUnsafePointer(to: &none) { body($0, 0) }
+        }
     }
 }
 
@@ -107,18 +146,15 @@ private final class SubmitThread: @unchecked Sendable {
     /// `submit_record` of `record` with `flags` and `context`, made on the
     /// thread: its answer (0 taken, 1 full, -1 stopping).
     func submit(
-        _ record: String, flags: UInt32, host: Intake.HostTable, table: Intake.IntakeTable, context: UnsafeMutableRawPointer
+        _ record: Intake.Record, flags: UInt32, host: Intake.HostTable, table: Intake.IntakeTable, context: UnsafeMutableRawPointer
     ) async -> Int32 {
         let done = Context(raw: context)
         return await withCheckedContinuation { continuation in
             enqueue {
-                var text = record
-                let answer = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { json in
-                        table.raw.pointee.submit_record(host.raw, json.baseAddress!, json.count, flags, { context, result, line in
-                            Unmanaged<SubmissionResult>.fromOpaque(context!).takeRetainedValue().give(result, line: line)
-                        }, done.raw)
-                    }
+                let answer = record.withBytes { json, count in
+                    table.raw.pointee.submit_record(host.raw, json, count, flags, { context, result, line in
+                        Unmanaged<SubmissionResult>.fromOpaque(context!).takeRetainedValue().give(result, line: line)
+                    }, done.raw)
                 }
                 continuation.resume(returning: answer)
             }

@@ -338,6 +338,12 @@ struct PluginPackage: Sendable {
                     log?.append("ran", String(records.count))
                     return
                 }
+                if context.setting("odd") == "yes" {
+                    // Bytes as a transport gave them: not UTF-8, then nothing at all.
+                    log?.append("not-utf8", Self.word(await intake.submit([0x7B, 0x22, 0x78, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])))
+                    log?.append("empty", Self.word(await intake.submit([UInt8]())))
+                    log?.append("empty-text", Self.word(await intake.submit("")))
+                }
                 var ran = 0
                 for (id, record, isHostEvent) in records {
                     let result = await intake.submit(record, isHostEvent: isHostEvent)

@@ -37,6 +37,22 @@ import Testing
         #expect(scratch.probeCalls() == ["bg background f-1", "bg background f-2", "bg background f-3"])
     }
 
+    /// Bytes that are not UTF-8, and empty records, submitted as they are:
+    /// the host rejects each with its report line and takes the next.
+    @Test func oddBytesAreRejectedByTheHostNotLost() throws {
+        let scratch = try Scratch()
+        let host = try Self.start(scratch, ["count": "1", "odd": "yes"])
+        let ran = eventually(timeout: .seconds(30)) { scratch.lines("feeder.log").last?.first == "ran" }
+        try #require(ran, "\(host.stderr)\n\(scratch.read("feeder.log"))")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        #expect(scratch.lines("feeder.log") == [
+            ["folder", "yes"], ["not-utf8", "rejected"], ["empty", "rejected"], ["empty-text", "rejected"], ["f-1", "done"], ["ran", "1"],
+        ])
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["status"] as? String } == ["rejected", "rejected", "rejected", "delivered"])
+        #expect((report.first?["error"] as? String ?? "").contains("UTF-8"), "\(report)")
+    }
+
     /// With room for two records, 200 submits made at once wait while the
     /// host is full, and every record comes through once.
     @Test func aFullHostSuspendsSubmitsAndLosesNothing() throws {

@@ -142,7 +142,6 @@ private final class Follower {
                         switch await hand(bytes) {
                         case .stopped: return .stopped
                         case .finished: delivered = true
-                        case .skipped: break
                         }
                     }
                 }
@@ -154,20 +153,17 @@ private final class Follower {
         return .again(reason: "the stream ended" + Self.unfinished(lines), delivered: delivered)
     }
 
-    enum Handed { case finished, skipped, stopped }
+    enum Handed { case finished, stopped }
 
-    /// Submits one line, unchanged (it came from outside: never a host
-    /// event), submitting it again while the host answers retry; once the
+    /// Submits one line, unchanged, as bytes (it came from outside: never a
+    /// host event; one that is not UTF-8 the host rejects with a report
+    /// line), submitting it again while the host answers retry; once the
     /// host finished a message with a good id, that id is kept.
     func hand(_ bytes: [UInt8]) async -> Handed {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            log("skipped a line of \(bytes.count) bytes that is not UTF-8 text", .warning)
-            return .skipped
-        }
         let fields = RecordFields.scan(bytes)
         var tries = 1
         while true {
-            switch await intake.submit(text) {
+            switch await intake.submit(bytes) {
             case .done, .rejected:
                 finished(fields)
                 return .finished

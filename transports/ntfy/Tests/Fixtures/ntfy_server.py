@@ -21,8 +21,9 @@ answer is a JSON object too):
 
     /_publish  {"topic", "id"?, "title"?, "message"?}: keeps a message and
                sends it to the topic's streams; answers the message.
-    /_raw      {"topic", "line"} or {"topic", "size"}: sends one line (its
-               text, or `size` bytes of "x") to the topic's streams, never kept.
+    /_raw      {"topic", "line"}, {"topic", "hex"} or {"topic", "size"}: sends
+               one line (its text, the bytes of its hex, or `size` bytes of
+               "x") to the topic's streams, never kept.
     /_flood    {"topic", "size"}: sends `size` bytes of "x" without a
                newline, in 64 KiB chunks, then a newline.
     /_trickle  {"topic", "id"?, "title"?}: keeps a message and sends its
@@ -121,7 +122,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             broadcast(body["topic"], ("line", encode(message)))
             self.answer(200, message)
         elif path == "/_raw":
-            line = body["line"].encode() if "line" in body else b"x" * body["size"]
+            if "line" in body:
+                line = body["line"].encode()
+            elif "hex" in body:
+                line = bytes.fromhex(body["hex"])
+            else:
+                line = b"x" * body["size"]
             self.answer(200, {"streams": broadcast(body["topic"], ("line", line + b"\n"))})
         elif path == "/_flood":
             self.answer(200, {"streams": broadcast(body["topic"], ("flood", body["size"]))})

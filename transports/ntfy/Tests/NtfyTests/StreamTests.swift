@@ -130,23 +130,23 @@ import Testing
         #expect(scratch.read("state/plugins/ntfy/cursor").hasSuffix("id \(five)\n"))
     }
 
-    /// A line of max_line bytes (1 MiB by default) is submitted whole; one
-    /// byte more, and it is skipped with a warning naming its size, and the
-    /// next line arrives.
+    /// A line of max_line bytes (here 32 KiB, within the host's own
+    /// `--max-bytes`) is submitted whole; one byte more, and it is skipped
+    /// with a warning naming its size, and the next line arrives.
     @Test func anOversizedLineIsSkippedAndTheNextDelivered() throws {
         let scratch = try Scratch()
         let server = try NtfyServer(scratch)
-        let host = try Self.follow(scratch, server, Self.quick(server))
+        let host = try Self.follow(scratch, server, Self.quick(server, ["max_line": "32768"]))
         func message(_ id: String, size: Int) -> String {
             let head = #"{"id":"\#(id)","time":1700000000,"event":"message","topic":"alerts","message":""#
             return head + String(repeating: "m", count: size - head.utf8.count - 2) + #""}"#
         }
-        try server.post("raw", ["topic": "alerts", "line": message("fits", size: 1_048_576)])
-        try server.post("raw", ["topic": "alerts", "line": message("over", size: 1_048_577)])
+        try server.post("raw", ["topic": "alerts", "line": message("fits", size: 32768)])
+        try server.post("raw", ["topic": "alerts", "line": message("over", size: 32769)])
         let next = try server.publish("alerts", title: "after the big lines")
         try #require(host.waitFor(next), "\(host.stderr)")
         #expect(host.stop() == 0, "\(host.stderr)")
-        #expect(host.stderr.contains("warning ntfy: skipped a line of 1048577 bytes: longer than max_line (1048576 bytes)"), "\(host.stderr)")
+        #expect(host.stderr.contains("warning ntfy: skipped a line of 32769 bytes: longer than max_line (32768 bytes)"), "\(host.stderr)")
         #expect(host.ids == ["fits", next], "\(host.report)")
     }
 
@@ -185,8 +185,9 @@ import Testing
 
     /// Bytes from the server are never trusted: a message whose id is not
     /// letters and digits is delivered but never becomes `since=` nor the
-    /// stored id; a line that is not JSON and one that holds a host event
-    /// are submitted unmarked, and the host rejects both and goes on.
+    /// stored id; a line that is not JSON, one that holds a host event and
+    /// one that is not UTF-8 are submitted unmarked and unchanged, and the
+    /// host rejects each and goes on.
     @Test func hostileLinesAreNeverTrusted() throws {
         let scratch = try Scratch()
         let server = try NtfyServer(scratch)
@@ -194,6 +195,8 @@ import Testing
         let good = try server.publish("alerts", title: "good")
         try server.post("raw", ["topic": "alerts", "line": "not json at all"])
         try server.post("raw", ["topic": "alerts", "line": #"{"pushhost":"token","token":"stolen"}"#])
+        // {"x":"<0xFF>"}: not UTF-8, submitted as it came.
+        try server.post("raw", ["topic": "alerts", "hex": "7b2278223a22ff227d"])
         let hostile = try server.publish("alerts", title: "evil", id: "x&since=all")
         let long = try server.publish("alerts", title: "too long", id: String(repeating: "a", count: 65))
         try #require(host.waitFor(long), "\(host.stderr)")
@@ -206,8 +209,9 @@ import Testing
         // Twice, and twice more when the stream after `good` came again before the stop.
         #expect((3...5).contains(host.stderr.components(separatedBy: "is not kept as the point to resume from").count), "\(host.stderr)")
         #expect(!host.stderr.contains(hostile), "a hostile id was written to the log")
-        let statuses = host.report.filter { $0["ntfy_event"] == nil }.prefix(5).map { $0["status"] as? String ?? "-" }
-        #expect(statuses == ["delivered", "rejected", "rejected", "delivered", "delivered"], "\(host.report)")
+        let statuses = host.report.filter { $0["ntfy_event"] == nil }.prefix(6).map { $0["status"] as? String ?? "-" }
+        #expect(statuses == ["delivered", "rejected", "rejected", "rejected", "delivered", "delivered"], "\(host.report)")
+        #expect(host.report.contains { ($0["error"] as? String ?? "").contains("UTF-8") }, "\(host.report)")
         let token = try Command.run(try Paths.pushhost(), ["token", "--state", scratch.file("state")])
         #expect(token.status == 1, "a token was stored: \(token.output)")
     }
