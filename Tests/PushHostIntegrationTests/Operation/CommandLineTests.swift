@@ -26,7 +26,7 @@ import Testing
     func anUnknownCommandIsNamedWithAGuess(typed: String, guess: String) throws {
         let result = try Command.pushhost([typed, "--plugins", "x"])
         #expect(result.status == 2)
-        #expect(result.stderr == "error pushhost: unknown command \(typed) (commands: run, plugins, token, send\(guess))\n")
+        #expect(result.stderr == "error pushhost: unknown command \(typed) (commands: run, plugins, token, send, new\(guess))\n")
     }
 
     /// Every error is one line with the same prefix, whoever found it: the
