@@ -9,8 +9,8 @@
 #     sudo make uninstall               # removes what install wrote (same variables)
 #
 # Every variable below can be set on the command line. The installed binary
-# finds the Swift runtime in the toolchain that built it (its RUNPATH), so it
-# runs where that toolchain is installed.
+# and Swift samples carry the Swift runtime they link, in swiftlibdir, so they
+# run where no Swift toolchain is installed; installing needs patchelf.
 
 PREFIX ?= /usr/local
 prefix = $(PREFIX)
@@ -25,6 +25,13 @@ man1dir = $(mandir)/man1
 docdir = $(datadir)/doc/pushhost
 pkgconfigdir = $(libdir)/pkgconfig
 pluginsdir = $(libdir)/pushhost/plugins
+# The sample plugins, where the units do not load them (copy one into
+# pluginsdir to enable it).
+samplesdir = $(libdir)/pushhost/samples
+# The Swift runtime the binary and the Swift samples link, copied from the
+# toolchain: their RUNPATH names it relative to themselves ($ORIGIN), so
+# that the installed pushhost runs where no Swift toolchain is installed.
+swiftlibdir = $(libdir)/pushhost/swift
 # The Swift SDK as a package of its own, for Swift plugins built against the
 # installed pushhost (pushhost new plugin --language swift depends on it).
 sdkdir = $(datadir)/pushhost/PushHostPlugin
@@ -40,6 +47,8 @@ SWIFT ?= swift
 SCRATCH ?= .build
 
 INSTALL ?= install
+# Rewrites the RUNPATH of the installed binary and Swift samples (Debian: patchelf).
+PATCHELF ?= patchelf
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
 INSTALL_DATA ?= $(INSTALL) -m 0644
 SED ?= sed
@@ -55,6 +64,7 @@ gen := $(SCRATCH)/pushhost-make
 # and plugins/screen only hold shared headers). Package.swift builds each as
 # lib<folder>.so.
 samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.c plugins/*/*.swift))))
+swift_samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.swift))))
 # The documents installed into docdir, and the guides the README links to,
 # in docdir/docs/ so that its links hold.
 docs := README.md LICENSE CHANGELOG.md
@@ -74,6 +84,12 @@ pc_includedir = $(call pc_under_prefix,$(includedir))
 pc_libdir = $(call pc_under_prefix,$(libdir))
 pc_pluginsdir = $(call pc_under_prefix,$(patsubst $(libdir)/%,$${libdir}/%,$(pluginsdir)))
 
+# The path from folder $(1) to $(2), for an $$ORIGIN-relative RUNPATH.
+relative = $(shell realpath -m --relative-to=$(1) $(2))
+# The toolchain's runtime folder, where the build's RUNPATHs point
+# (swift -print-target-info: runtimeLibraryPaths).
+toolchain_runtime = $(shell $(SWIFT) -print-target-info | tr -d ' \n' | $(SED) -n 's/.*"runtimeLibraryPaths":\["\([^"]*\)".*/\1/p')
+
 .PHONY: all build man completions install uninstall clean help
 
 all: build
@@ -86,7 +102,8 @@ help:
 	@echo 'make uninstall     remove what install wrote (give it the same variables)'
 	@echo 'make clean         swift package clean, and the man pages and completions'
 	@echo 'Variables: PREFIX or prefix, DESTDIR, bindir, libdir, includedir, datadir, mandir,'
-	@echo '  pluginsdir, sdkdir, systemdsystemunitdir, systemduserunitdir, SWIFT, SCRATCH'
+	@echo '  pluginsdir, samplesdir, swiftlibdir, sdkdir, systemdsystemunitdir, systemduserunitdir,'
+	@echo '  SWIFT, SCRATCH, PATCHELF'
 
 $(bin)/pushhost: $(sources)
 	$(SWIFT) build -c release --scratch-path $(SCRATCH)
@@ -100,7 +117,7 @@ $(gen)/man/pushhost.1: $(bin)/pushhost
 	rm -rf $(gen)/man
 	mkdir -p $(gen)/man
 	for page in $(manual)/pushhost*.1; do \
-	    case "$${page##*/}" in pushhost.help.1) ;; *) cp "$$page" $(gen)/man/ ;; esac; \
+	    case "$${page##*/}" in pushhost.help.1|pushhost.worker.1) ;; *) cp "$$page" $(gen)/man/ ;; esac; \
 	done
 	test -f $@
 
@@ -115,17 +132,24 @@ $(gen)/completions/pushhost.bash: $(bin)/pushhost
 # install time, in a temporary folder: $(SCRATCH) is not root's to write.
 install: build
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) \
-	    $(DESTDIR)$(pluginsdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(docdir)/docs \
+	    $(DESTDIR)$(pluginsdir) $(DESTDIR)$(samplesdir) $(DESTDIR)$(swiftlibdir) $(DESTDIR)$(man1dir) $(DESTDIR)$(docdir)/docs \
 	    $(DESTDIR)$(bashcompletiondir) $(DESTDIR)$(zshcompletiondir) $(DESTDIR)$(fishcompletiondir) \
 	    $(DESTDIR)$(systemdsystemunitdir) $(DESTDIR)$(systemduserunitdir)
 	$(INSTALL_PROGRAM) $(bin)/pushhost $(DESTDIR)$(bindir)/pushhost
+	$(PATCHELF) --set-rpath '$$ORIGIN/$(call relative,$(bindir),$(swiftlibdir))' $(DESTDIR)$(bindir)/pushhost
 	$(INSTALL_DATA) include/pushhost.h $(DESTDIR)$(includedir)/pushhost.h
-	$(INSTALL_PROGRAM) $(foreach name,$(samples),$(bin)/lib$(name).so) $(DESTDIR)$(pluginsdir)/
+	$(INSTALL_PROGRAM) $(foreach name,$(samples),$(bin)/lib$(name).so) $(DESTDIR)$(samplesdir)/
+	for name in $(swift_samples); do \
+	    $(PATCHELF) --set-rpath '$$ORIGIN/$(call relative,$(samplesdir),$(swiftlibdir))' $(DESTDIR)$(samplesdir)/lib$$name.so || exit 1; \
+	done
 	for name in $(samples); do \
 	    if [ -f plugins/$$name/$$name.json ]; then \
-	        $(INSTALL_DATA) plugins/$$name/$$name.json $(DESTDIR)$(pluginsdir)/lib$$name.json || exit 1; \
+	        $(INSTALL_DATA) plugins/$$name/$$name.json $(DESTDIR)$(samplesdir)/lib$$name.json || exit 1; \
 	    fi; \
 	done
+	runtime=$$(ldd $(bin)/pushhost $(foreach name,$(swift_samples),$(bin)/lib$(name).so) \
+	    | awk -v folder="$(toolchain_runtime)/" 'index($$3, folder) == 1 { print $$3 }' | sort -u) && \
+	test -n "$$runtime" && $(INSTALL_DATA) $$runtime $(DESTDIR)$(swiftlibdir)/
 	$(INSTALL_DATA) $(gen)/man/*.1 $(DESTDIR)$(man1dir)/
 	$(INSTALL_DATA) $(gen)/completions/pushhost.bash $(DESTDIR)$(bashcompletiondir)/pushhost
 	$(INSTALL_DATA) $(gen)/completions/_pushhost $(DESTDIR)$(zshcompletiondir)/_pushhost
@@ -155,14 +179,14 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/pushhost $(DESTDIR)$(includedir)/pushhost.h \
 	    $(DESTDIR)$(pkgconfigdir)/pushhost.pc \
-	    $(foreach name,$(samples),$(DESTDIR)$(pluginsdir)/lib$(name).so $(DESTDIR)$(pluginsdir)/lib$(name).json) \
+	    $(foreach name,$(samples),$(DESTDIR)$(samplesdir)/lib$(name).so $(DESTDIR)$(samplesdir)/lib$(name).json) \
 	    $(DESTDIR)$(man1dir)/pushhost.1 $(DESTDIR)$(man1dir)/pushhost.*.1 \
 	    $(DESTDIR)$(bashcompletiondir)/pushhost $(DESTDIR)$(zshcompletiondir)/_pushhost \
 	    $(DESTDIR)$(fishcompletiondir)/pushhost.fish \
 	    $(foreach doc,$(docs) $(guides),$(DESTDIR)$(docdir)/$(doc)) \
 	    $(DESTDIR)$(systemdsystemunitdir)/pushhost.service $(DESTDIR)$(systemduserunitdir)/pushhost.service
-	rm -rf $(DESTDIR)$(sdkdir)
-	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir) \
+	rm -rf $(DESTDIR)$(sdkdir) $(DESTDIR)$(swiftlibdir)
+	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(samplesdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir) \
 	    $(DESTDIR)$(datadir)/pushhost; do \
 	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir"; fi; \
 	done

@@ -5,7 +5,9 @@
 // would fail the message, as an RxGcm data observable that errors.
 //
 // Settings: path (the inbox file, required), delay_ms (the pause, default 5).
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushHostPlugin
 
 final class Inbox: DataPlugin {
@@ -29,31 +31,35 @@ final class Inbox: DataPlugin {
     }
 }
 
-/// The inbox file; an actor, so that handlers running at once append whole lines.
+/// The inbox file, opened for appending; an actor, so that handlers running
+/// at once append whole lines.
 actor Journal {
-    private let handle: FileHandle
+    private let fd: Int32
 
     init(path: String) throws {
-        let exists = FileManager.default.fileExists(atPath: path)
-        guard exists || FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else { throw InboxError.cannotOpen(path) }
-        self.handle = handle
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw InboxError.cannotOpen(path) }
     }
 
+    deinit { close(fd) }
+
     func append(_ line: String) throws {
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(line.utf8))
+        var line = line
+        let written = line.withUTF8 { write(fd, $0.baseAddress, $0.count) }
+        guard written == line.utf8.count else { throw InboxError.cannotWrite }
     }
 }
 
 enum InboxError: Error, CustomStringConvertible {
     case noPath
     case cannotOpen(String)
+    case cannotWrite
 
     var description: String {
         switch self {
         case .noPath: "the `path` setting is required (the inbox file)"
         case .cannotOpen(let path): "cannot open \(path) for writing"
+        case .cannotWrite: "cannot write to the inbox"
         }
     }
 }

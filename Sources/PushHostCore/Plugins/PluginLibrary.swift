@@ -15,6 +15,7 @@ enum PluginLibrary {
     static func open(_ path: String) throws(PluginRefusal) -> PluginDescriptor {
         // dlopen searches the library path for a name without a slash.
         let openable = path.contains("/") ? path : "./" + path
+        PrivateRuntime.loaded
         guard let handle = dlopen(openable, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             throw .notLoadable(lastError() ?? "dlopen failed")
         }

@@ -3,8 +3,8 @@ import Testing
 
 /// `make install`, as someone who installs pushhost runs it, and what it
 /// installs, used the way its users use it: a plugin author compiles against
-/// the .pc file, the installed host loads that plugin beside the samples,
-/// `man` shows the pages, systemd reads the units.
+/// the .pc file, the installed host loads that plugin from pluginsdir (where
+/// no sample is), `man` shows the pages, systemd reads the units.
 @Suite("make install", .timeLimit(.minutes(10)))
 struct InstallTests {
     /// The sample plugins Package.swift builds from plugins/.
@@ -13,7 +13,7 @@ struct InstallTests {
     ]
 
     /// The commands (docs/running.md), each with a man page of its own.
-    static let commands = ["run", "plugins", "token", "send"]
+    static let commands = ["run", "plugins", "token", "send", "new"]
 
     @Test("pkg-config names the installed header folder, the version of the installed binary and pluginsdir")
     func pkgConfig() async throws {
@@ -58,7 +58,8 @@ struct InstallTests {
         let names = listing.stdout.split(separator: "\n")
             .filter { !($0.first?.isWhitespace ?? true) }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(Set(names) == Set(Self.samples + ["thirdparty"]), "\(listing.stdout)")
+        // The samples are not in pluginsdir: it holds what the operator put there.
+        #expect(names == ["thirdparty"], "\(listing.stdout)")
 
         let run = try Command.run(
             installed.pushhost,
@@ -82,6 +83,8 @@ struct InstallTests {
             #expect(pages.contains("pushhost.\(command).1"), "no page for \(command): \(pages.sorted())")
         }
         #expect(!pages.contains("pushhost.help.1"))
+        // The hidden worker command has no page.
+        #expect(!pages.contains("pushhost.worker.1"))
         for page in pages {
             let rendered = try Self.render(installed.man1dir + "/" + page)
             #expect(rendered.status == 0, "\(page): \(rendered.stderr)")
@@ -125,6 +128,12 @@ struct InstallTests {
 
         let files = try Self.files(under: stage)
         #expect(files.allSatisfy { $0.hasPrefix("usr/") }, "\(files)")
+        // The Swift runtime the binary and the Swift samples link, from the toolchain.
+        let runtime = files.filter { $0.hasPrefix("usr/lib/pushhost/swift/") }
+        #expect(runtime.contains("usr/lib/pushhost/swift/libswiftCore.so"), "\(runtime)")
+        #expect(runtime.allSatisfy { $0.hasSuffix(".so") })
+        // A first start loads nothing: pluginsdir is there, and empty.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: stage + "/usr/lib/pushhost/plugins") == [])
         let pages = try FileManager.default.contentsOfDirectory(atPath: installed.man1dir).map { "usr/share/man/man1/" + $0 }
         let expected = Set([
             "usr/bin/pushhost",
@@ -141,7 +150,8 @@ struct InstallTests {
             "usr/share/pushhost/PushHostPlugin/Package.swift",
             "usr/share/pushhost/PushHostPlugin/Sources/CPushHost/pushhost.h",
             "usr/share/pushhost/PushHostPlugin/Sources/CPushHost/module.modulemap",
-        ] + Self.samples.map { "usr/lib/pushhost/plugins/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 }
+        ] + Self.samples.map { "usr/lib/pushhost/samples/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 }
+          + runtime
           + Self.sdkSources.map { "usr/share/pushhost/PushHostPlugin/Sources/PushHostPlugin/" + $0 })
         #expect(Set(files) == expected, "extra: \(Set(files).subtracting(expected).sorted()), missing: \(expected.subtracting(files).sorted())")
 
@@ -162,13 +172,15 @@ struct InstallTests {
             }
         }
         #expect(try Self.mode(stage + "/usr/bin/pushhost") == 0o755)
-        #expect(try Self.mode(stage + "/usr/lib/pushhost/plugins/libcache.so") == 0o755)
+        #expect(try Self.mode(stage + "/usr/lib/pushhost/samples/libcache.so") == 0o755)
+        #expect(try Self.mode(stage + "/usr/lib/pushhost/swift/libswiftCore.so") == 0o644)
         #expect(try Self.mode(stage + "/usr/include/pushhost.h") == 0o644)
 
         try Installation.make(["uninstall", "DESTDIR=\(stage)", "PREFIX=/usr"], scratch: installed.scratch)
         #expect(try Self.files(under: stage) == [], "uninstall left files behind")
         // pushhost's own folders go; shared ones stay.
-        for folder in ["usr/lib/pushhost/plugins", "usr/lib/pushhost", "usr/share/doc/pushhost/docs", "usr/share/doc/pushhost", "usr/share/pushhost"] {
+        for folder in ["usr/lib/pushhost/plugins", "usr/lib/pushhost/samples", "usr/lib/pushhost/swift", "usr/lib/pushhost",
+                       "usr/share/doc/pushhost/docs", "usr/share/doc/pushhost", "usr/share/pushhost"] {
             #expect(!FileManager.default.fileExists(atPath: stage + "/" + folder), "\(folder) is still there")
         }
         #expect(FileManager.default.fileExists(atPath: stage + "/usr/bin"))
@@ -210,6 +222,8 @@ struct InstallTests {
             Array(systemWords.dropFirst()), program: systemWords[0], errorPath: scratch.file("system.log"),
             environment: environment, inheriting: false)
         try Self.deliverOne(through: installed, spool: state + "/spool", host: system)
+        // A fresh install's pluginsdir holds no sample to refuse.
+        #expect(!system.stderr.contains("refused"), "\(system.stderr)")
 
         // The user unit: its shell works out pushhost's default state folder,
         // and pushhost makes it and the spool in it.

@@ -20,6 +20,8 @@ struct Installation: Sendable {
     var scratch: String { root + "/scratch" }
     var pushhost: String { prefix + "/bin/pushhost" }
     var pluginsdir: String { prefix + "/lib/pushhost/plugins" }
+    var samplesdir: String { prefix + "/lib/pushhost/samples" }
+    var swiftlibdir: String { prefix + "/lib/pushhost/swift" }
     var pkgconfigdir: String { prefix + "/lib/pkgconfig" }
     var man1dir: String { prefix + "/share/man/man1" }
     var systemUnit: String { prefix + "/lib/systemd/system/pushhost.service" }

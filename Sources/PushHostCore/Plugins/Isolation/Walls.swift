@@ -144,19 +144,7 @@ enum Walls {
     /// libraries, wherever the toolchain put them), which a plugin built
     /// in Swift links too.
     private static func mappedFolders() -> [String] {
-        guard let maps = fopen("/proc/self/maps", "r") else { return [] }
-        defer { fclose(maps) }
-        var folders: Set<String> = []
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), maps) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            guard let slash = text.firstIndex(of: "/") else { continue }
-            var path = String(text[slash...])
-            while path.last == "\n" { path.removeLast() }
-            guard let last = path.lastIndex(of: "/"), path.hasSuffix(".so") || path.contains(".so.") else { continue }
-            folders.insert(String(path[..<last]))
-        }
-        return folders.sorted()
+        Set(MappedLibraries.paths().compactMap { path in path.lastIndex(of: "/").map { String(path[..<$0]) } }).sorted()
     }
 
     /// The plugin's library and the shared objects beside it (what it links
