@@ -15,6 +15,8 @@ enum PluginLibrary {
     static func open(_ path: String) throws(PluginRefusal) -> PluginDescriptor {
         // dlopen searches the library path for a name without a slash.
         let openable = path.contains("/") ? path : "./" + path
+        // Before it is opened: its initializers would run on the host's runtime.
+        if let plugin = SwiftToolchain(file: openable), let why = plugin.mismatch(SwiftToolchain.host) { throw .otherSwift(why) }
         PrivateRuntime.loaded
         guard let handle = dlopen(openable, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             throw .notLoadable(lastError() ?? "dlopen failed")

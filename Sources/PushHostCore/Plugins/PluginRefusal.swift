@@ -49,11 +49,15 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case badExtensions(String)
     /// Created, it offers an extension its descriptor does not declare: which.
     case undeclaredExtension(String)
+    /// A Swift library built by another toolchain than the host: both named.
+    case otherSwift(String)
 
     package var description: String {
         switch self {
         case .notLoadable(let error):
             "not a loadable shared library: \(error)"
+        case .otherSwift(let why):
+            why
         case .noEntry:
             "no ph_plugin_entry symbol (a plugin exports `PH_EXPORT const ph_plugin *ph_plugin_entry(void)`)"
         case .entryReturnedNull:

@@ -29,6 +29,8 @@ enum Walls {
     /// Raises the walls for the plugin at `file` whose state folder is
     /// `stateFolder`, with `grants`; what stood.
     static func raise(file: String, stateFolder: String?, grants: SandboxGrants) -> Standing {
+        // Read while it can be: this executable, whose Swift toolchain a plugin's must be.
+        _ = SwiftToolchain.host
         var standing = Standing()
         limit(grants, &standing)
         if ph_no_new_privs() == 0 {
