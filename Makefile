@@ -28,9 +28,10 @@ pluginsdir = $(libdir)/pushhost/plugins
 # The sample plugins, where the units do not load them (copy one into
 # pluginsdir to enable it).
 samplesdir = $(libdir)/pushhost/samples
-# The Swift runtime the binary and the Swift samples link, copied from the
-# toolchain: their RUNPATH names it relative to themselves ($ORIGIN), so
-# that the installed pushhost runs where no Swift toolchain is installed.
+# The Swift runtime the binary and the samples link (SwiftPM links the C
+# ones against libswiftCore.so too), copied from the toolchain: their RUNPATH
+# names it relative to themselves ($ORIGIN), so that the installed pushhost
+# runs where no Swift toolchain is installed.
 swiftlibdir = $(libdir)/pushhost/swift
 # The Swift SDK as a package of its own, for Swift plugins built against the
 # installed pushhost (pushhost new plugin --language swift depends on it).
@@ -47,7 +48,7 @@ SWIFT ?= swift
 SCRATCH ?= .build
 
 INSTALL ?= install
-# Rewrites the RUNPATH of the installed binary and Swift samples (Debian: patchelf).
+# Rewrites the RUNPATH of the installed binary and samples (Debian: patchelf).
 PATCHELF ?= patchelf
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
 INSTALL_DATA ?= $(INSTALL) -m 0644
@@ -64,7 +65,6 @@ gen := $(SCRATCH)/pushhost-make
 # and plugins/screen only hold shared headers). Package.swift builds each as
 # lib<folder>.so.
 samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.c plugins/*/*.swift))))
-swift_samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.swift))))
 # The documents installed into docdir, and the guides the README links to,
 # in docdir/docs/ so that its links hold.
 docs := README.md LICENSE CHANGELOG.md
@@ -90,7 +90,10 @@ relative = $(shell realpath -m --relative-to=$(1) $(2))
 # (swift -print-target-info: runtimeLibraryPaths).
 toolchain_runtime = $(shell $(SWIFT) -print-target-info | tr -d ' \n' | $(SED) -n 's/.*"runtimeLibraryPaths":\["\([^"]*\)".*/\1/p')
 
-.PHONY: all build man completions install uninstall clean help
+# Where make deb puts the Debian packages.
+DEBDIR ?= build
+
+.PHONY: all build man completions install uninstall clean help deb
 
 all: build
 
@@ -100,6 +103,8 @@ help:
 	@echo 'make [build]       swift build -c release, the man pages and the shell completions'
 	@echo 'make install       build, then install into $$(DESTDIR)$$(prefix) (now $(DESTDIR)$(prefix))'
 	@echo 'make uninstall     remove what install wrote (give it the same variables)'
+	@echo 'make deb           the Debian packages, into $$(DEBDIR) (now $(DEBDIR)): pushhost, pushhost-dev,'
+	@echo '                   pushhost-samples, pushhost-desktop, pushhost-unifiedpush, pushhost-nats'
 	@echo 'make clean         swift package clean, and the man pages and completions'
 	@echo 'Variables: PREFIX or prefix, DESTDIR, bindir, libdir, includedir, datadir, mandir,'
 	@echo '  pluginsdir, samplesdir, swiftlibdir, sdkdir, systemdsystemunitdir, systemduserunitdir,'
@@ -139,7 +144,7 @@ install: build
 	$(PATCHELF) --set-rpath '$$ORIGIN/$(call relative,$(bindir),$(swiftlibdir))' $(DESTDIR)$(bindir)/pushhost
 	$(INSTALL_DATA) include/pushhost.h $(DESTDIR)$(includedir)/pushhost.h
 	$(INSTALL_PROGRAM) $(foreach name,$(samples),$(bin)/lib$(name).so) $(DESTDIR)$(samplesdir)/
-	for name in $(swift_samples); do \
+	for name in $(samples); do \
 	    $(PATCHELF) --set-rpath '$$ORIGIN/$(call relative,$(samplesdir),$(swiftlibdir))' $(DESTDIR)$(samplesdir)/lib$$name.so || exit 1; \
 	done
 	for name in $(samples); do \
@@ -147,7 +152,7 @@ install: build
 	        $(INSTALL_DATA) plugins/$$name/$$name.json $(DESTDIR)$(samplesdir)/lib$$name.json || exit 1; \
 	    fi; \
 	done
-	runtime=$$(ldd $(bin)/pushhost $(foreach name,$(swift_samples),$(bin)/lib$(name).so) \
+	runtime=$$(ldd $(bin)/pushhost $(foreach name,$(samples),$(bin)/lib$(name).so) \
 	    | awk -v folder="$(toolchain_runtime)/" 'index($$3, folder) == 1 { print $$3 }' | sort -u) && \
 	test -n "$$runtime" && $(INSTALL_DATA) $$runtime $(DESTDIR)$(swiftlibdir)/
 	$(INSTALL_DATA) $(gen)/man/*.1 $(DESTDIR)$(man1dir)/
@@ -172,6 +177,16 @@ install: build
 	$(INSTALL_DATA) "$$tmp/pushhost.pc" $(DESTDIR)$(pkgconfigdir)/pushhost.pc && \
 	$(INSTALL_DATA) "$$tmp/pushhost.service" $(DESTDIR)$(systemdsystemunitdir)/pushhost.service && \
 	$(INSTALL_DATA) "$$tmp/pushhost-user.service" $(DESTDIR)$(systemduserunitdir)/pushhost.service
+
+# The Debian packages (packaging/deb.sh): the release build installed with
+# PREFIX=/usr into a stage of its own, and the three transports, split into
+# packages, their Depends computed by dpkg-shlibdeps, built by dpkg-deb.
+# Needs dpkg-dev, patchelf, and the transports' development packages.
+deb: build
+	$(MAKE) -C transports desktop unifiedpush nats OUT=$(abspath $(gen))/transports
+	rm -rf $(gen)/deb
+	$(MAKE) install DESTDIR=$(abspath $(gen))/deb PREFIX=/usr pkgconfigdir=/usr/share/pkgconfig
+	packaging/deb.sh $(gen)/deb $(gen)/transports $(DEBDIR)
 
 # Removes the files install wrote; a plugin someone else put into pluginsdir
 # stays. pushhost's own folders (pluginsdir, libdir/pushhost, docdir, datadir/pushhost) go when

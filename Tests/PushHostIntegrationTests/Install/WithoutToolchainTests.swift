@@ -65,6 +65,13 @@ struct WithoutToolchainTests {
     @Test("the demo story runs through the installed samples", .enabled(if: canHide, why))
     func demoStory() async throws {
         let installed = try await Installation.shared()
+        try Self.playDemoStory(pushhost: installed.pushhost, samples: installed.samplesdir)
+    }
+
+    /// Plays the demo story, as examples/demo.sh does, through `pushhost`
+    /// and ten of the samples in `samples`, with the toolchain hidden, and
+    /// checks that every record was reported and each Swift sample did its part.
+    static func playDemoStory(pushhost: String, samples: String) throws {
         let scratch = try Scratch()
         let empty = scratch.file("empty")
         let plugins = scratch.file("plugins")
@@ -72,7 +79,7 @@ struct WithoutToolchainTests {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         for name in ["cache", "notify", "issues", "supplies", "token-log", "inbox", "orders", "dedupe", "enrich", "debounce"] {
-            try FileManager.default.copyItem(atPath: "\(installed.samplesdir)/lib\(name).so", toPath: "\(plugins)/\(name).so")
+            try FileManager.default.copyItem(atPath: "\(samples)/lib\(name).so", toPath: "\(plugins)/\(name).so")
         }
         for settings in ["cache", "inbox", "enrich"] {
             try FileManager.default.copyItem(
@@ -82,8 +89,8 @@ struct WithoutToolchainTests {
         let story = try String(contentsOfFile: storyPath, encoding: .utf8)
         // Played as the demo plays it: a blank line is half a second of quiet.
         let play = #"while IFS= read -r line || [ -n "$line" ]; do if [ -z "$line" ]; then sleep 0.5; else printf '%s\n' "$line"; fi; done < "$1" | "$2" run --plugins "$3" --platform android --state "$4" --report "$5""#
-        let run = try Self.hidden(
-            "bash", ["-c", play, "bash", storyPath, installed.pushhost, plugins, scratch.file("state"), scratch.file("report.ndjson")],
+        let run = try hidden(
+            "bash", ["-c", play, "bash", storyPath, pushhost, plugins, scratch.file("state"), scratch.file("report.ndjson")],
             empty: empty, directory: scratch.path)
         #expect(run.status == 0, "\(run.stderr)")
         let report = try scratch.reportLines()
