@@ -105,6 +105,14 @@ struct InstallTests {
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
             #expect(text.contains("plugins"), "the \(shell) completion at \(path) does not offer plugins")
         }
+        // The hidden worker command is offered by none.
+        let bashText = (try? String(contentsOfFile: try #require(completions["bash"]), encoding: .utf8)) ?? ""
+        #expect(bashText.contains("'run plugins token send new help'"), "the bash completion's commands changed")
+        // zsh lists a command as 'send:ABSTRACT', fish as -fa 'send'.
+        for (shell, listed) in [("zsh", { (name: String) in "'\(name):" }), ("fish", { (name: String) in "-fa '\(name)'" })] {
+            let text = (try? String(contentsOfFile: try #require(completions[shell]), encoding: .utf8)) ?? ""
+            #expect(text.contains(listed("send")) && !text.contains(listed("worker")), "\(shell) offers worker, or lists no command")
+        }
         let bash = try Command.run("bash", ["-n", try #require(completions["bash"])])
         #expect(bash.status == 0, "\(bash.stderr)")
         let zsh = (try? String(contentsOfFile: try #require(completions["zsh"]), encoding: .utf8)) ?? ""
