@@ -24,7 +24,7 @@ struct SwiftToolchain: Equatable, Sendable {
     init?(file path: String) {
         guard let comment = ELFSection.read(".comment", of: path, limit: 1 << 16),
               let line = Self.strings(comment).first(where: { $0.contains("swiftlang/llvm-project") }) else { return nil }
-        compiler = line
+        compiler = Self.shown(line)
         self.path = path
     }
 
@@ -40,8 +40,13 @@ struct SwiftToolchain: Equatable, Sendable {
 
     /// `Swift version 6.3.1 (...)` from the debug information, else the compiler's line.
     private var name: String {
-        ELFSection.read(".debug_str", of: path, limit: 256 << 20)
-            .flatMap { Self.strings($0).first { $0.hasPrefix("Swift version ") } } ?? compiler
+        ELFSection.read(".debug_str", of: path, limit: 64 << 20)
+            .flatMap { Self.strings($0).first { $0.hasPrefix("Swift version ") } }.map(Self.shown) ?? compiler
+    }
+
+    /// At most 200 characters of a line the file says (the file may be anybody's).
+    private static func shown(_ line: String) -> String {
+        line.count <= 200 ? line : String(line.prefix(200)) + "…"
     }
 
     /// The NUL-separated strings of a section.
@@ -50,38 +55,47 @@ struct SwiftToolchain: Equatable, Sendable {
     }
 }
 
-/// One section of a 64-bit little-endian ELF file, read by name.
-private enum ELFSection {
+/// One section of a 64-bit little-endian ELF file, read by name. The file
+/// may lie: nothing it says is read beyond its end, and no section larger
+/// than asked for is read at all.
+enum ELFSection {
     /// The bytes of section `name` of the file at `path`; nil when the file
     /// is no such ELF file, has no such section, or it is larger than `limit`.
     static func read(_ name: String, of path: String, limit: Int) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        guard let header = bytes(fd, at: 0, count: 64), header.starts(with: [0x7F, 0x45, 0x4C, 0x46, 2, 1]) else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let fileSize = Int(info.st_size)
+        func bytes(at offset: Int, count: Int) -> [UInt8]? {
+            guard offset >= 0, count >= 0, offset <= fileSize, count <= fileSize - offset else { return nil }
+            return Self.bytes(fd, at: offset, count: count)
+        }
+        guard let header = bytes(at: 0, count: 64), header.starts(with: [0x7F, 0x45, 0x4C, 0x46, 2, 1]) else { return nil }
         let tableOffset = integer(header, 0x28, 8)
         let entrySize = integer(header, 0x3A, 2)
         let count = integer(header, 0x3C, 2)
         let namesIndex = integer(header, 0x3E, 2)
-        guard entrySize >= 64, count > 0, count < 4096, namesIndex < count,
-              let table = bytes(fd, at: tableOffset, count: entrySize * count) else { return nil }
+        // An ELF64 section header is 64 bytes.
+        guard entrySize == 64, count > 0, namesIndex < count,
+              let table = bytes(at: tableOffset, count: entrySize * count) else { return nil }
         func entry(_ index: Int) -> (name: Int, offset: Int, size: Int) {
             let base = index * entrySize
             return (integer(table, base, 4), integer(table, base + 0x18, 8), integer(table, base + 0x20, 8))
         }
         let names = entry(namesIndex)
-        guard names.size < 1 << 20, let text = bytes(fd, at: names.offset, count: names.size) else { return nil }
+        guard names.size < 1 << 20, let text = bytes(at: names.offset, count: names.size) else { return nil }
         let wanted = Array(name.utf8)
         for index in 0 ..< count {
             let section = entry(index)
             guard section.name >= 0, section.name < text.count, text[section.name...].prefix(while: { $0 != 0 }).elementsEqual(wanted) else { continue }
-            return section.size <= limit ? bytes(fd, at: section.offset, count: section.size) : nil
+            return section.size <= limit ? bytes(at: section.offset, count: section.size) : nil
         }
         return nil
     }
 
     private static func bytes(_ fd: Int32, at offset: Int, count: Int) -> [UInt8]? {
-        guard offset >= 0, count >= 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
         let done = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
         return done == count ? bytes : nil
