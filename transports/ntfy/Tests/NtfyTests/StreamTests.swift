@@ -130,6 +130,31 @@ import Testing
         #expect(scratch.read("state/plugins/ntfy/cursor").hasSuffix("id \(five)\n"))
     }
 
+    /// SIGKILL in the middle: the cursor, written by rename, is whole (the
+    /// last message finished, no `.tmp` left), and the next host resumes
+    /// from it, so nothing after it is lost and nothing before it comes twice.
+    @Test func aKilledHostLeavesAWholeCursorAndTheNextResumesFromIt() throws {
+        let scratch = try Scratch()
+        let server = try NtfyServer(scratch)
+        let first = try Self.follow(scratch, server, Self.quick(server))
+        var sent: [String] = []
+        for index in 1...20 { sent.append(try server.publish("alerts", title: "m\(index)")) }
+        try #require(first.waitFor(sent[19]), "\(first.stderr)")
+        let cursor = scratch.file("state/plugins/ntfy/cursor")
+        try #require(eventually { scratch.read("state/plugins/ntfy/cursor").hasSuffix("id \(sent[19])\n") }, "\(first.stderr)")
+        _ = first.stop(SIGKILL)
+        #expect(!FileManager.default.fileExists(atPath: cursor + ".tmp"))
+
+        let later = try server.publish("alerts", title: "after the kill")
+        try #require(eventually { server.subscribers("alerts") == 0 })
+        let second = try Self.follow(scratch, server, Self.quick(server), report: "report2.ndjson", stderr: "stderr2.log")
+        try #require(second.waitFor(later), "\(second.stderr)")
+        #expect(second.stop() == 0, "\(second.stderr)")
+        #expect(first.ids == sent)
+        #expect(second.ids == [later], "\(second.report)")
+        #expect(try server.requests().map(\.since) == [nil, sent[19]])
+    }
+
     /// A line of max_line bytes (here 32 KiB, within the host's own
     /// `--max-bytes`) is submitted whole; one byte more, and it is skipped
     /// with a warning naming its size, and the next line arrives.
