@@ -45,6 +45,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The public C header, imported by Swift through include/module.modulemap.
@@ -65,6 +68,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Deque: the queues of records, submissions and worker calls.
                 .product(name: "DequeModule", package: "swift-collections"),
+                // --metrics: the registry and its text format, and the handler durations' cells.
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // --metrics: the HTTP endpoint (/metrics, /healthz) on an event loop
+        // of its own; SwiftNIO stays out of the core.
+        .target(
+            name: "PushHostMetricsServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -75,6 +91,7 @@ let package = Package(
             name: "pushhost",
             dependencies: [
                 "PushHostCore",
+                "PushHostMetricsServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -100,6 +100,8 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Flag(help: "Exit 3 when any record was rejected or failed.")
     var strict = false
 
+    @OptionGroup var metrics: MetricsOptions
+
     @OptionGroup var log: LogOptions
 
     func validate() throws {
@@ -133,6 +135,10 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         options.retainFor = retainFor.seconds
         options.storeLimit = storeLimit
         options.isolation = try isolation()
+        Host.takeServiceEnvironment(logger: logger)
+        let served = try metrics.start(logger: logger)
+        defer { served?.1.close() }
+        options.metrics = served?.0
         let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(

@@ -28,6 +28,8 @@ final class Actions {
     private let screenOfTarget: [String: PluginInstance]
     private let journal: CrashJournal
     private let logger: Logger
+    /// What `--metrics` counts here, when it is on.
+    private let counted: ActionCounts?
     /// The message a stored one is loaded into for its `on_action` calls.
     private let message = MessagePool.take()
 
@@ -36,9 +38,11 @@ final class Actions {
     /// are read with `platform` and `targetKey`.
     init(
         plugins: PluginSet, directory: String, storeLimit: Int, retainFor: Double, platform: Platform?, targetKey: String,
-        journal: CrashJournal, logger: Logger
+        counted: ActionCounts? = nil, journal: CrashJournal, logger: Logger
     ) throws(SetupError) {
-        store = try DeliveredStore(directory: directory, limit: storeLimit, platform: platform, targetKey: targetKey, logger: logger)
+        self.counted = counted
+        store = try DeliveredStore(
+            directory: directory, limit: storeLimit, platform: platform, targetKey: targetKey, counted: counted?.store, logger: logger)
         retained = try RetainedActions(directory: directory, logger: logger)
         self.retainFor = retainFor
         let others = plugins.instances.filter { $0.descriptor.raw.on_action != nil && !$0.roles.contains(.screen) }
@@ -56,6 +60,16 @@ final class Actions {
     deinit {
         MessagePool.give(message)
     }
+
+    /// What `--metrics` counts of the actions: their report lines by status,
+    /// and the delivered store's writes.
+    struct ActionCounts {
+        let line: (ActionStatus) -> Void
+        let store: WriteCounters
+    }
+
+    /// How many actions wait for their screen.
+    var retainedCount: Int { retained.entries.count }
 
     /// Unix time, in seconds.
     static func now() -> Double {
@@ -80,6 +94,7 @@ final class Actions {
             } ?? rejected(event, "the store's line for message \"\(event.id)\" no longer reads as a message", source)
         }
         if line.status == .rejected { logger.error("rejected \(source.place): \(line.problem!)") }
+        counted?.line(line.status)
         report.write(line.status.result, completion: completion) { line }
     }
 
@@ -166,6 +181,7 @@ final class Actions {
                 line = ActionLine(entry.event, target: entry.target, status: .undelivered, retainedAt: entry.retainedAt,
                                   problem: "screen \(screen.name) has no on_action", source: entry.source)
             }
+            counted?.line(line.status)
             report.write(.done, completion: nil) { line }
             return false
         }
@@ -181,6 +197,7 @@ final class Actions {
                 entry.event, target: entry.target, status: .expired, retainedAt: entry.retainedAt,
                 problem: "no screen for target \"\(entry.target)\" became visible within --retain-for \(durationText(retainFor))", source: entry.source)
             logger.warning("\(entry.source.place): action \"\(entry.event.action)\" on message \"\(entry.event.id)\" expired: \(line.problem!)")
+            counted?.line(line.status)
             report.write(.done, completion: nil) { line }
             return false
         }

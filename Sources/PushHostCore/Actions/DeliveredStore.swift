@@ -57,10 +57,13 @@ final class DeliveredStore {
     private let logger: Logger
     /// The first write that failed; the store takes nothing more after it.
     private(set) var failure: String?
+    /// Its writes and their failures, counted for `--metrics`.
+    private let counted: WriteCounters?
 
     /// The store in `directory`, for records read with `platform` and `targetKey`.
-    init(directory: String, limit: Int, platform: Platform?, targetKey: String, logger: Logger) throws(SetupError) {
+    init(directory: String, limit: Int, platform: Platform?, targetKey: String, counted: WriteCounters? = nil, logger: Logger) throws(SetupError) {
         self.limit = max(limit, 1)
+        self.counted = counted
         self.logger = logger
         current = directory + "/delivered.ndjson"
         previous = directory + "/delivered.1.ndjson"
@@ -217,6 +220,7 @@ final class DeliveredStore {
             lastWrite = MonotonicClock.now()
         }
         guard !buffer.isEmpty, failure == nil else { return }
+        counted?.writes.increment()
         if filesOutdated {
             filesOutdated = false
             if unlink(previous) != 0 && errno != ENOENT { return fail("cannot remove \(previous)") }
@@ -272,6 +276,7 @@ final class DeliveredStore {
     private func fail(_ what: String) {
         let text = "delivered store \(current): \(what): \(String(cString: strerror(errno)))"
         failure = text
+        counted?.failures.increment()
         logger.error("\(text); actions find no message delivered from now on")
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import CPushHost
 import DequeModule
 import Logging
+import Prometheus
 
 /// The data stage: every data plugin, in load order, gives its verdict on a
 /// message before any UI handler sees it (docs/running.md, dispatch).
@@ -29,6 +30,11 @@ final class DataStage {
     private let logger: Logger
     private let timeout: Double
     private let timeoutNanoseconds: UInt64
+    /// With `--metrics`: where each data plugin's verdicts are counted
+    /// (continue, suppress, failed: three cells a plugin, from the first),
+    /// and how long its pending verdicts took.
+    private let verdictCells: (cells: CounterCells.Adder, first: Int)?
+    private let pendingDurations: [ValueHistogram]?
 
     /// Messages waiting for a plugin in the host to `complete`, by their handle's address.
     @exclusivity(unchecked) private var pending: [UInt: InFlight] = [:]
@@ -47,9 +53,16 @@ final class DataStage {
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
     /// `timeout` seconds.
-    init(plugins: PluginSet, timeout: Double, journal: CrashJournal, logger: Logger) {
+    /// With `--metrics`, `verdictCells` and `pendingDurations` hold each
+    /// data plugin's series (by its place in load order).
+    init(
+        plugins: PluginSet, timeout: Double, verdictCells: (cells: CounterCells.Adder, first: Int)? = nil, pendingDurations: [ValueHistogram]? = nil,
+        journal: CrashJournal, logger: Logger
+    ) {
         self.journal = journal
         names = plugins.data.map(\.name)
+        self.verdictCells = verdictCells
+        self.pendingDurations = pendingDurations
         handlers = Handler.table(plugins.data)
         isolated = plugins.data.map { $0.worker != nil }
         workers = plugins.workers
@@ -101,17 +114,32 @@ final class DataStage {
     /// the message past it; a failure is explained by `reason`, or else as
     /// the plugin's own verdict.
     private func record(_ verdict: ph_verdict, for flight: InFlight, because reason: String? = nil) {
-        let name = names[flight.next]
+        if let verdictCells { count(verdict, of: flight.next, in: verdictCells) }
         switch Verdict(verdict) {
         case .failed?:
-            flight.errors.append(reason ?? flight.message.takeProblem() ?? "\(name) gave the verdict failed")
+            flight.errors.append(reason ?? flight.message.takeProblem() ?? "\(names[flight.next]) gave the verdict failed")
             flight.record(.failed)
         case let verdict?:
             flight.record(verdict)
         case nil:
-            flight.errors.append("\(name) gave \(verdict.rawValue), which is not a final verdict (continue, suppress, failed)")
+            flight.errors.append("\(names[flight.next]) gave \(verdict.rawValue), which is not a final verdict (continue, suppress, failed)")
             flight.record(.failed)
         }
+    }
+
+    /// Counts a data plugin's verdict for `--metrics`.
+    @inline(__always)
+    private func count(_ verdict: ph_verdict, of plugin: Int, in counted: (cells: CounterCells.Adder, first: Int)) {
+        // PH_CONTINUE 0, PH_SUPPRESS 1, PH_FAILED 2; anything else counts as failed, as `record` takes it.
+        let index = verdict.rawValue <= 2 ? Int(verdict.rawValue) : 2
+        if plugin < CrashJournal.maxPlugins { counted.cells.add(counted.first &+ plugin &* 3 &+ index) }
+    }
+
+    /// Notes how long a pending verdict took to come (or to be given up on).
+    private func notePending(_ flight: InFlight) {
+        guard let pendingDurations else { return }
+        let waited = MonotonicClock.now() &- (flight.deadline &- timeoutNanoseconds)
+        pendingDurations[flight.next].record(Double(waited) / 1e9)
     }
 
     // MARK: Completions and deadlines
@@ -159,6 +187,7 @@ final class DataStage {
     /// The pending message `flight` has its verdict: on with its data stage.
     private func accept(_ verdict: ph_verdict, for flight: InFlight, because reason: String?) {
         if !isolated[flight.next] { pending[flight.message.handleAddress] = nil }
+        notePending(flight)
         waiting -= 1
         flight.isWaiting = false
         record(verdict, for: flight, because: reason)
@@ -176,6 +205,7 @@ final class DataStage {
             deadlines.removeFirst()
             let name = names[flight.next]
             pending[flight.message.handleAddress] = nil
+            notePending(flight)
             waiting -= 1
             flight.message.retireHandle(expired: true)
             flight.message.claimHandle()

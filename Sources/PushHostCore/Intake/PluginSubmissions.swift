@@ -171,6 +171,11 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
         locked { queue.isEmpty }
     }
 
+    /// How many accepted records wait to be taken.
+    var queuedCount: Int {
+        locked { queue.count }
+    }
+
     /// [under `lock`] Whether the host holds `limit` records with those queued here.
     private var isFull: Bool { held + queue.count >= limit }
 

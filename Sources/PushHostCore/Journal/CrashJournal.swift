@@ -68,6 +68,14 @@ package final class CrashJournal: @unchecked Sendable {
     /// The spool file or plugin whose name is in the journal now.
     private var notedName: String?
     var nextEntry = 0
+    /// With `--metrics`: where each call's duration goes (and whether it
+    /// does: one byte to test per call), and the call under way.
+    @exclusivity(unchecked) var durations: HandlerDurations.Observer? {
+        didSet { timing = durations != nil }
+    }
+    @exclusivity(unchecked) private var timing = false
+    @exclusivity(unchecked) private var callStart: UInt64 = 0
+    @exclusivity(unchecked) private var callSeries = 0
 
     /// The journal in `path` (created 0600 when missing; a symlink is
     /// refused), or in memory when `path` is nil.
@@ -115,6 +123,10 @@ package final class CrashJournal: @unchecked Sendable {
         base.storeBytes(of: 1, toByteOffset: Offset.inCall, as: Int32.self)
         number &+= 1
         call.store(number, ordering: .releasing)
+        if timing {
+            callSeries = HandlerDurations.series(plugin: plugin, handler: handler)
+            callStart = MonotonicClock.now()
+        }
     }
 
     /// [dispatch thread, between calls] Notes that a stop's deadline passed
@@ -131,6 +143,7 @@ package final class CrashJournal: @unchecked Sendable {
         let (returned, _) = call.compareExchange(expected: number &- 1, desired: number, ordering: .acquiringAndReleasing)
         guard returned else { Self.parkForever() }
         base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
+        if timing, let durations { durations.observe(series: callSeries, nanoseconds: MonotonicClock.now() &- callStart) }
     }
 
     private static func parkForever() -> Never {

@@ -26,6 +26,8 @@ import Synchronization
 /// `reset` and a change of handle take too.
 package final class Message: @unchecked Sendable {
     private(set) var source = RecordSource.stdin(line: 0)
+    /// `source.kindNumber`, read in place (reading `source` copies it).
+    var sourceKind: Int { source.kindNumber }
     private(set) var layout = MessageLayout()
     /// The tape index of `data` when it is one whole object (no merge), or -1.
     private(set) var dataObject: Int32 = -1

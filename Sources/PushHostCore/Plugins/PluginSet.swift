@@ -26,8 +26,10 @@ package final class PluginSet {
         tokens: TokenStore,
         submissions: PluginSubmissions,
         isolation: IsolationOptions = IsolationOptions(),
+        metrics: WorkerMetrics? = nil,
         logger: Logger
     ) throws(SetupError) {
+        workers.metrics = metrics
         for entry in catalog.refused {
             logger.error("refused plugin \(entry.file): \(entry.refusal!)")
         }

@@ -10,6 +10,15 @@ package enum RecordSource: Equatable, Sendable {
     /// `record` counts the plugin's submitted records from 1.
     case plugin(name: String, record: Int)
 
+    /// Where it came from, as a number: 0 standard input, 1 the spool, 2 a plugin.
+    var kindNumber: Int {
+        switch self {
+        case .stdin: 0
+        case .spool: 1
+        case .plugin: 2
+        }
+    }
+
     /// The id the host gives a message that has none of its own, unique in
     /// the run: `stdin-7`, `x.json`, `x.json#3`, `fifo-source-2`.
     var defaultID: String {

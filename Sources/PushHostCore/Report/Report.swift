@@ -21,8 +21,11 @@ final class Report {
 
     /// A report appended to `destination` (a file, `-` for standard output),
     /// or none; a write failure is logged to `logger`.
-    init(destination: String?, logger: Logger = Logger(label: "pushhost")) throws(SetupError) {
-        writer = try destination.map { destination throws(SetupError) in try ReportWriter(destination: destination, logger: logger) }
+    /// With `counted`, its writes are counted (`--metrics`).
+    init(destination: String?, counted: WriteCounters? = nil, logger: Logger = Logger(label: "pushhost")) throws(SetupError) {
+        writer = try destination.map { destination throws(SetupError) in
+            try ReportWriter(destination: destination, counted: counted, logger: logger)
+        }
     }
 
     /// The first failed write or `fsync` of the report, as logged

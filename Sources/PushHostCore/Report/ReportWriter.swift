@@ -34,10 +34,13 @@ final class ReportWriter {
     @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: 1 << 16)
     /// The first write or `fsync` that failed, as logged: `report PATH: write failed: REASON`.
     private(set) var failure: String?
+    /// Its writes and their failures, counted for `--metrics`.
+    private let counted: WriteCounters?
 
     /// The report on standard output (`-`) or appended to `destination`.
-    init(destination: String, logger: Logger) throws(SetupError) {
+    init(destination: String, counted: WriteCounters? = nil, logger: Logger) throws(SetupError) {
         self.destination = destination
+        self.counted = counted
         self.logger = logger
         if destination == "-" {
             fd = 1
@@ -86,7 +89,10 @@ final class ReportWriter {
     /// Writes out everything buffered; after a failure, drops it.
     func flush() {
         guard !buffer.isEmpty else { return }
-        if failure == nil && !FileContents.write(buffer.bytes, to: fd) { fail("write failed", errno) }
+        if failure == nil {
+            counted?.writes.increment()
+            if !FileContents.write(buffer.bytes, to: fd) { fail("write failed", errno) }
+        }
         buffer.removeAll()
     }
 
@@ -102,6 +108,7 @@ final class ReportWriter {
     private func fail(_ what: String, _ code: Int32) {
         let text = "report \(destination): \(what): \(String(cString: strerror(code)))"
         failure = text
+        counted?.failures.increment()
         logger.error("\(text); nothing more is written to it")
     }
 }

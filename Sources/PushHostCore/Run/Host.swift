@@ -29,7 +29,7 @@ package final class Host {
         options: RunOptions,
         logger: Logger
     ) throws(SetupError) {
-        ServiceNotifier.fromEnvironment(logger: logger)
+        ServiceNotifier.fromEnvironment(logger: logger).health = options.metrics?.health
         self.options = options
         self.spool = spool
         self.logger = logger
@@ -38,13 +38,18 @@ package final class Host {
             logger.error("the last run ended on \(crash.place): \(crash.summary)\(Self.verdict(on: crash, limit: options.crashLimit))")
         }
         CrashSignals.install(journal)
-        let report = try Report(destination: options.report)
+        let metrics = options.metrics
+        let report = try Report(destination: options.report, counted: metrics?.reportCounted)
         submissions = PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes)
         ChainAPI.offer()
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions,
-            isolation: Self.isolation(options), logger: logger)
+            isolation: Self.isolation(options), metrics: metrics?.workers, logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
+        if let metrics {
+            journal.durations = metrics.handlerDurations(for: plugins.instances).observer
+            metrics.watchToken(tokens.file)
+        }
         if plugins.instances.isEmpty {
             logger.warning("no plugin loaded: every message is reported undelivered (give --plugins DIR, --plugin FILE or --ffi FILE)")
         }
@@ -53,15 +58,24 @@ package final class Host {
             let app = try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
             let actions = try Actions(
                 plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
-                platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger)
+                platform: options.platform, targetKey: options.targetKey, counted: metrics?.actionCounts, journal: journal, logger: logger)
             pipeline = Pipeline(
-                interceptors: interceptors, dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
+                interceptors: interceptors, dataStage: DataStage(
+                    plugins: plugins, timeout: options.dataTimeout, verdictCells: metrics?.dataVerdicts(of: plugins.data.map(\.name)),
+                    pendingDurations: metrics?.pendingDurations(of: plugins.data.map(\.name)), journal: journal, logger: logger),
                 workers: plugins.workers, route: UIRoute(plugins: plugins, order: plugins.workers.isEmpty ? nil : plugins.workers, journal: journal), app: app, actions: actions, report: report, options: options,
                 logger: logger)
         } catch {
             plugins.destroyAll()
             throw error
         }
+    }
+
+    /// Reads what a service manager put in the environment (`NOTIFY_SOCKET`,
+    /// ...) and takes it out; before anything starts a thread (the metrics
+    /// server does), as the environment is not thread-safe.
+    package static func takeServiceEnvironment(logger: Logger) {
+        ServiceNotifier.fromEnvironment(logger: logger)
     }
 
     /// The isolation options, with the timeouts the workers are held to.

@@ -1,5 +1,6 @@
 import DequeModule
 import Logging
+import Prometheus
 
 /// Carries every record the intake takes through the stages, in arrival
 /// order: what the record is (a push message, a host event, or rejected),
@@ -63,6 +64,12 @@ final class Pipeline: Intake, Awaited {
     private let targetKey: [UInt8]
     private let maxBytes: Int
     private let maxPending: Int
+    /// What `--metrics` counts, when it is on; and its counters of the
+    /// messages each interceptor stopped.
+    let metrics: HostMetrics?
+    /// Its cells, where each message's line is counted.
+    private let counted: CounterCells.Adder?
+    private let interceptorStops: [String: (suppressed: Counter, failed: Counter)]
     private var reader = JSONReader()
     private var current: InFlight
     @exclusivity(unchecked) private var queue = Deque<Waiting>()
@@ -88,6 +95,9 @@ final class Pipeline: Intake, Awaited {
         targetKey = Array(options.targetKey.utf8)
         maxBytes = options.maxBytes
         maxPending = options.maxPending
+        metrics = options.metrics
+        counted = metrics?.cells.adder
+        interceptorStops = metrics?.interceptorStops(of: interceptors.names) ?? [:]
         current = InFlight(dataPlugins: dataStage.count)
     }
 
@@ -397,6 +407,7 @@ final class Pipeline: Intake, Awaited {
             completion(RecordOutcome(result: .stopped, problem: reason, line: []))
             return
         }
+        metrics?.message(flight.message.sourceKind, .failed, route: .none)
         write(flight, result: .retry) {
             MessageLine(flight: flight, status: .failed, route: .none, names: reportNames, ui: ReportNames.none, problem: reason)
         }
@@ -470,10 +481,22 @@ final class Pipeline: Intake, Awaited {
             status = taken == .none ? .undelivered : .delivered
         }
         actions.store.note(flight.message, status: status)
+        if let counted {
+            HostMetrics.count(flight.message.sourceKind, status, route: taken, into: counted)
+            if flight.interception.stop != nil { countStop(of: flight) }
+        }
         write(flight, result: status.result) {
             MessageLine(
                 flight: flight, status: status, route: taken, names: reportNames,
                 ui: route.called(on: taken, screens: screens), problem: Self.problem(of: flight))
+        }
+    }
+
+    /// Counts the stop of a message an interceptor stopped, for `--metrics`.
+    @inline(never)
+    private func countStop(of flight: InFlight) {
+        if let stop = flight.interception.stop, let counters = interceptorStops[stop.by] {
+            (stop.effect == .suppressed ? counters.suppressed : counters.failed).increment()
         }
     }
 
@@ -514,6 +537,7 @@ final class Pipeline: Intake, Awaited {
         } catch {
             return reject(error, source: source, completion: completion)
         }
+        metrics?.event(event, status)
         report.write(status.result, completion: completion) { EventLine(event: event, status: status, source: source) }
         if case .foreground = event { actions.deliverRetained(app: app, report: report) }
     }
@@ -524,8 +548,10 @@ final class Pipeline: Intake, Awaited {
         switch record {
         case .failed(let reason):
             logger.error("\(source.place): \(reason)")
+            metrics?.record(source.kindNumber, .failed)
             report.write(.retry, completion: completion) { FailedLine(reason: reason, source: source) }
         case .skipped(let event):
+            metrics?.record(source.kindNumber, .skipped)
             report.write(Status.skipped.result, completion: completion) { SkippedLine(event: event, source: source) }
         }
     }
@@ -535,6 +561,7 @@ final class Pipeline: Intake, Awaited {
     private func reject(_ error: RecordError, source: RecordSource, completion: RecordCompletion?) {
         let place = error.offset.map { "\(source.place), byte \($0)" } ?? source.place
         logger.error("rejected \(place): \(error.reason)")
+        metrics?.record(source.kindNumber, .rejected)
         report.write(.rejected, completion: completion) { RejectedLine(error: error, source: source) }
     }
 }

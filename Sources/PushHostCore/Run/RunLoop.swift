@@ -80,12 +80,23 @@ final class RunLoop {
             }
             pipeline.flush()
             sources.submissions.note(held: pipeline.heldCount)
+            if let metrics = pipeline.metrics { publishLevels(to: metrics) }
             var waits = waitsOfThisTurn()
             waits.poll()
             if let inputFailure { throw inputFailure }
             pipeline.endTurn()
         }
         pipeline.flushAll()
+    }
+
+    /// Where the records under way stand, for `--metrics`.
+    private func publishLevels(to metrics: HostMetrics) {
+        metrics.publish(.inFlight, pipeline.heldCount)
+        metrics.publish(.held, pipeline.interceptors.heldCount)
+        metrics.publish(.pendingVerdicts, pipeline.dataStage.waiting)
+        metrics.publish(.intakeQueue, sources.submissions.queuedCount)
+        metrics.publish(.retainedActions, pipeline.actions.retainedCount)
+        metrics.publish(.spoolNew, sources.spool?.filesInNew ?? 0)
     }
 
     /// Hands the pipeline the records the sources offer, while it has room.

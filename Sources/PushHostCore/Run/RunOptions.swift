@@ -32,6 +32,8 @@ package struct RunOptions: Sendable {
     package var spoolEvents = true
     /// Where the report goes (`--report`: a file, `-` for standard output), or nil for none.
     package var report: String?
+    /// What `--metrics` counts and `/healthz` says, or nil when it is off.
+    package var metrics: HostMetrics?
 
     package init() {}
 }

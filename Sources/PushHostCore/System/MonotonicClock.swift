@@ -7,7 +7,8 @@ enum MonotonicClock {
     static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        // Never negative: no check.
+        return UInt64(truncatingIfNeeded: time.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: time.tv_nsec)
     }
 
     /// The same clock at the last tick (`CLOCK_MONOTONIC_COARSE`), a few

@@ -48,6 +48,9 @@ final class ServiceNotifier {
         var rejected = 0
     }
 
+    /// What `/healthz` answers (`--metrics`), told the same as the manager.
+    var health: Health?
+
     /// Whether there is a manager to tell anything.
     var isActive: Bool { socket >= 0 }
     /// Whether the manager's watchdog waits for `WATCHDOG=1`.
@@ -129,25 +132,33 @@ final class ServiceNotifier {
     /// `READY=1` with `STATUS=status`: the host dispatches from now on;
     /// `progress` is where the counts stand.
     func ready(status: @autoclosure () -> String, progress: Counts) {
+        guard isActive || health != nil else { return }
+        let status = status()
+        health?.ready(status)
         guard isActive else { return }
         readySent = true
         shown = progress
         nextStatus = MonotonicClock.now() &+ 1_000_000_000
-        send("READY=1\nSTATUS=\(Self.line(status()))")
+        send("READY=1\nSTATUS=\(Self.line(status))")
     }
 
     /// `STOPPING=1` with `STATUS=status`, the first time only: a stop began.
     func stopping(status: @autoclosure () -> String) {
-        guard isActive, !stoppingSent else { return }
+        guard isActive || health != nil, !stoppingSent else { return }
         stoppingSent = true
-        send("STOPPING=1\nSTATUS=\(Self.line(status()))")
+        let status = status()
+        health?.down(status)
+        if isActive { send("STOPPING=1\nSTATUS=\(Self.line(status))") }
     }
 
     /// `STATUS=failed: reason` for a run that ends in an error, after
     /// `STOPPING=1` when the host had said it was ready and no stop began.
     func failed(_ reason: @autoclosure () -> String) {
+        guard isActive || health != nil else { return }
+        let reason = Self.line(reason())
+        health?.down("failed: \(reason)")
         guard isActive else { return }
-        let status = "STATUS=failed: \(Self.line(reason()))"
+        let status = "STATUS=failed: \(reason)"
         send(readySent && !stoppingSent ? "STOPPING=1\n" + status : status)
         stoppingSent = stoppingSent || readySent
     }

@@ -8,7 +8,7 @@ import Testing
     /// message travels, then the run that joins them.
     static let order = [
         "System", "JSON", "Records", "Journal", "Intake", "Message", "State", "Plugins",
-        "Flight", "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Run",
+        "Flight", "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Metrics", "Run",
         // Beside the path: what `pushhost new plugin` writes for plugin authors.
         "Template",
     ]

@@ -171,8 +171,11 @@ struct InstallTests {
         #expect(pcVariables.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "/usr/lib/pushhost/plugins")
         let system = scratch.read("stage/usr/lib/systemd/system/pushhost.service")
         #expect(system.contains("\nExecStart=/usr/bin/pushhost run --plugins /usr/lib/pushhost/plugins "), "\(system)")
+        // Metrics and health on loopback only, in the system unit; off in the user unit (a port per user).
+        #expect(system.contains("\nEnvironment=PUSHHOST_METRICS=127.0.0.1:9469\n"), "\(system)")
         let user = scratch.read("stage/usr/lib/systemd/user/pushhost.service")
         #expect(user.contains(" /usr/bin/pushhost /usr/lib/pushhost/plugins\n"), "\(user)")
+        #expect(!user.contains("\nEnvironment=PUSHHOST_METRICS"), "\(user)")
         for text in [pc, system, user] {
             #expect(!text.contains(stage))
             for placeholder in ["@prefix@", "@includedir@", "@libdir@", "@pluginsdir@", "@bindir@", "@version@"] {

@@ -100,6 +100,9 @@ final class SpoolSource: Awaited {
     /// stay in new/ for the next start).
     var nothingUnderWay: Bool { outstanding == 0 }
 
+    /// The files in `new/` that are not finished: waiting their turn, or under way.
+    var filesInNew: Int { queued.count + underWay.count }
+
     /// Queues what the watcher saw: new names, or all of `new/` after an
     /// overflow or once a lost layout is made again.
     func takeArrivals() {

@@ -173,6 +173,7 @@ final class Worker {
             throw .workerFailed("its worker sent a malformed answer: \(problem)")
         }
         self.offers = offers
+        workers.metrics?.started(name, again: startedAt != 0)
         startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
         process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox, plugin] status in
@@ -462,6 +463,7 @@ final class Worker {
                 return false
             }
             logger.notice("plugin \(name): its worker uses \(mebibytes) MiB, over --worker-memory \(launch.memoryLimit) MiB; restarting it (the calls after go to the next one)")
+            workers.metrics?.overMemory(name)
             phase = .recycling
         }
         return true
@@ -502,6 +504,7 @@ final class Worker {
             return restart(verdicts: verdicts)
         }
         let how = Self.describe(status)
+        workers.metrics?.crashed(name, signal: (status & 0x7f) != 0 ? CrashJournal.Cause.signalName(status & 0x7f) : "exit")
         var underWay: String?
         if let call = calls.first, call.id <= begun {
             underWay = call.handler.name
@@ -540,6 +543,7 @@ final class Worker {
         if crashes.count > launch.crashLimit {
             logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
             phase = .disabled
+            workers.metrics?.disabled(name, true)
             while let call = calls.first {
                 fail(call, disabledReason, verdicts: verdicts)
                 advance()

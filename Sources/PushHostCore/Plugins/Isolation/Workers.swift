@@ -40,6 +40,8 @@ enum WorkerEvent: Sendable {
 /// the pipeline settles them all before any handler that runs in the host.
 package final class Workers {
     let inbox = Inbox<WorkerEvent>()
+    /// What `--metrics` counts of the workers (starts, crashes, restarts), when it is on.
+    var metrics: WorkerMetrics?
     @exclusivity(unchecked) private(set) var all: [Worker] = []
     /// The workers by plugin number, nil for a plugin in the host.
     @exclusivity(unchecked) private var byPlugin: [Worker?] = []
@@ -71,6 +73,7 @@ package final class Workers {
     var isEmpty: Bool { all.isEmpty }
 
     func add(_ worker: Worker) {
+        metrics?.disabled(worker.name, false)
         all.append(worker)
         while byPlugin.count <= Int(worker.plugin) { byPlugin.append(nil) }
         byPlugin[Int(worker.plugin)] = worker
