@@ -58,12 +58,15 @@ let package = Package(
         .target(name: "CJSONScan"),
         // A worker's walls: Landlock and prctl, and seccomp through libseccomp opened at run time.
         .target(name: "CSandbox"),
+        // --metrics: the time-stamp counter that handlers' durations are read from.
+        .target(name: "CTicks"),
         .target(
             name: "PushHostCore",
             dependencies: [
                 "CPushHost",
                 "CJSONScan",
                 "CSandbox",
+                "CTicks",
                 "CFFI",
                 .product(name: "Logging", package: "swift-log"),
                 // Deque: the queues of records, submissions and worker calls.
@@ -98,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushHostCoreTests",
-            dependencies: ["PushHostCore", "CPushHost"]
+            dependencies: ["PushHostCore", "CPushHost", "CTicks"]
         ),
         .testTarget(
             name: "PushHostIntegrationTests",

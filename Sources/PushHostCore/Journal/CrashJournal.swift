@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CTicks
 import Synchronization
 
 /// The plugin handler call under way, kept where a crash of the host cannot
@@ -125,7 +126,7 @@ package final class CrashJournal: @unchecked Sendable {
         call.store(number, ordering: .releasing)
         if timing {
             callSeries = HandlerDurations.series(plugin: plugin, handler: handler)
-            callStart = MonotonicClock.now()
+            callStart = pushhost_ticks()
         }
     }
 
@@ -143,7 +144,7 @@ package final class CrashJournal: @unchecked Sendable {
         let (returned, _) = call.compareExchange(expected: number &- 1, desired: number, ordering: .acquiringAndReleasing)
         guard returned else { Self.parkForever() }
         base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
-        if timing, let durations { durations.observe(series: callSeries, nanoseconds: MonotonicClock.now() &- callStart) }
+        if timing, let durations { durations.observe(series: callSeries, ticks: pushhost_ticks() &- callStart) }
     }
 
     private static func parkForever() -> Never {

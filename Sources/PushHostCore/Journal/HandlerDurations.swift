@@ -7,7 +7,8 @@ import Atomics
 /// than the whole budget of `--metrics`. Here the dispatch thread, the only
 /// writer, adds to one bucket and the sum with plain relaxed stores, and a
 /// scrape reads them from its own thread (each cell on its own is whole;
-/// the buckets of one scrape may be a call apart).
+/// the buckets of one scrape may be a call apart). Durations are in ticks of
+/// ``TickClock`` (the bounds made ticks at its rate), seconds once rendered.
 final class HandlerDurations: @unchecked Sendable {
     /// The buckets' upper bounds, in nanoseconds: 1 µs to 30 s, in steps of 1, 2.5 and 5.
     static let bounds: [UInt64] = [
@@ -17,7 +18,7 @@ final class HandlerDurations: @unchecked Sendable {
     ]
     /// The handlers a plugin can have, by `PluginHandler.rawValue` (1 to `handlerKinds`).
     static let handlerKinds = 10
-    /// One series' cells: a count per bound, one over the last bound, and the sum in nanoseconds.
+    /// One series' cells: a count per bound, one over the last bound, and the sum in ticks.
     private static let stride = bounds.count + 2
 
     /// The plugins in load order (their number), and the handlers each has.
@@ -26,23 +27,28 @@ final class HandlerDurations: @unchecked Sendable {
     private let cellCount: Int
     /// How many series there are: `handlerKinds` for each plugin.
     private let seriesCount: Int
+    /// The bounds in ticks.
     private let bounds: UnsafeMutableBufferPointer<UInt64>
+    private let rate: TickClock.Rate
     /// By a duration's bit length (0 to 64): the first bucket that may hold it.
     private let firstBucket: UnsafeMutableBufferPointer<UInt8>
 
-    init(plugins: [(name: String, handlers: [PluginHandler])]) {
+    /// The cells of `plugins`' handlers, whose durations are in ticks at `rate`.
+    init(plugins: [(name: String, handlers: [PluginHandler])], rate: TickClock.Rate) {
         self.plugins = plugins
+        self.rate = rate
         seriesCount = plugins.count * Self.handlerKinds
         cellCount = max(1, seriesCount * Self.stride)
         cells = .allocate(capacity: cellCount)
         cells.initialize(repeating: .init(0), count: cellCount)
         bounds = .allocate(capacity: Self.bounds.count)
-        _ = bounds.initialize(from: Self.bounds)
+        let ticks = Self.bounds.map { UInt64(Double($0) * rate.perNanosecond) }
+        _ = bounds.initialize(from: ticks)
         // A duration of bit length b is at least 2^(b-1): no bound below that holds it.
         firstBucket = .allocate(capacity: 65)
         for length in 0...64 {
             let least: UInt64 = length == 0 ? 0 : 1 << (length - 1)
-            firstBucket[length] = UInt8(Self.bounds.firstIndex { $0 >= least } ?? Self.bounds.count)
+            firstBucket[length] = UInt8(ticks.firstIndex { $0 >= least } ?? ticks.count)
         }
     }
 
@@ -68,16 +74,16 @@ final class HandlerDurations: @unchecked Sendable {
         fileprivate let bounds: UnsafeMutableBufferPointer<UInt64>
         fileprivate let firstBucket: UnsafeMutableBufferPointer<UInt8>
 
-        /// [dispatch thread] Notes that the call of `series` took `nanoseconds`.
+        /// [dispatch thread] Notes that the call of `series` took `ticks`.
         @inline(__always)
-        func observe(series: Int, nanoseconds: UInt64) {
+        func observe(series: Int, ticks: UInt64) {
             guard series >= 0, series < seriesCount else { return }
             let first = cells + series &* HandlerDurations.stride
-            // From the first bucket its bit length allows: two steps at most (the bounds grow 2 to 3 times a step).
-            var bucket = Int(firstBucket[64 &- nanoseconds.leadingZeroBitCount])
-            while bucket < bounds.count && nanoseconds > bounds[bucket] { bucket &+= 1 }
+            // From the first bucket its bit length allows: a step or two more at most.
+            var bucket = Int(firstBucket[64 &- ticks.leadingZeroBitCount])
+            while bucket < bounds.count && ticks > bounds[bucket] { bucket &+= 1 }
             CounterCells.add(1, at: first + bucket)
-            CounterCells.add(nanoseconds, at: first + HandlerDurations.stride - 1)
+            CounterCells.add(ticks, at: first + HandlerDurations.stride - 1)
         }
     }
 
@@ -102,7 +108,7 @@ final class HandlerDurations: @unchecked Sendable {
                     text += "\(name)_bucket{\(labels),le=\"\(Double(bound) / 1e9)\"} \(cumulative)\n"
                 }
                 text += "\(name)_bucket{\(labels),le=\"+Inf\"} \(total)\n"
-                text += "\(name)_sum{\(labels)} \(Double(sum) / 1e9)\n"
+                text += "\(name)_sum{\(labels)} \(Double(sum) / rate.perNanosecond / 1e9)\n"
                 text += "\(name)_count{\(labels)} \(total)\n"
             }
         }

@@ -166,7 +166,8 @@ package final class HostMetrics: Sendable {
     /// The cells of the handlers' durations for `plugins` (by number, in
     /// load order), which `/metrics` renders from now on.
     func handlerDurations(for plugins: [PluginInstance]) -> HandlerDurations {
-        let made = HandlerDurations(plugins: plugins.map { ($0.name, $0.descriptor.handlers.sorted { $0.rawValue < $1.rawValue }) })
+        let made = HandlerDurations(
+            plugins: plugins.map { ($0.name, $0.descriptor.handlers.sorted { $0.rawValue < $1.rawValue }) }, rate: TickClock.start())
         durations.withLock { $0 = made }
         return made
     }

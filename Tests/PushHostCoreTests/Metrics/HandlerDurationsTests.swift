@@ -1,3 +1,7 @@
+import CTicks
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @testable import PushHostCore
@@ -5,10 +9,10 @@ import Testing
 /// The handlers' durations: each lands in the first bucket whose bound holds
 /// it, whatever its size, and the text counts them cumulatively.
 @Suite struct HandlerDurationsTests {
-    /// The `le` of the bucket a single observation of `nanoseconds` lands in.
-    static func bucket(of nanoseconds: UInt64) -> String? {
-        let durations = HandlerDurations(plugins: [("p", [.onData])])
-        durations.observer.observe(series: HandlerDurations.series(plugin: 0, handler: .onData), nanoseconds: nanoseconds)
+    /// The `le` of the bucket a single observation of `ticks` (at one a nanosecond) lands in.
+    static func bucket(of ticks: UInt64) -> String? {
+        let durations = HandlerDurations(plugins: [("p", [.onData])], rate: .init(perNanosecond: 1))
+        durations.observer.observe(series: HandlerDurations.series(plugin: 0, handler: .onData), ticks: ticks)
         var text = ""
         durations.render(into: &text)
         // The first bucket line whose cumulative count is 1.
@@ -21,8 +25,8 @@ import Testing
         (2_501, "5e-06"), (4_096, "5e-06"), (65_536, "0.0001"), (1_000_000, "0.001"), (1_000_001, "0.0025"),
         (29_999_999_999, "30.0"), (30_000_000_000, "30.0"), (30_000_000_001, "+Inf"), (UInt64.max, "+Inf"),
     ])
-    func eachDurationLandsInTheFirstBucketThatHoldsIt(_ nanoseconds: UInt64, _ bound: String) {
-        #expect(Self.bucket(of: nanoseconds) == bound)
+    func eachDurationLandsInTheFirstBucketThatHoldsIt(_ ticks: UInt64, _ bound: String) {
+        #expect(Self.bucket(of: ticks) == bound)
     }
 
     @Test func everyBitLengthAgreesWithAPlainSearch() {
@@ -35,15 +39,15 @@ import Testing
     }
 
     @Test func theTextHasASeriesPerHandlerWithCountAndSum() {
-        let durations = HandlerDurations(plugins: [("a", [.onData, .onBackground]), ("b", [.onToken])])
+        let durations = HandlerDurations(plugins: [("a", [.onData, .onBackground]), ("b", [.onToken])], rate: .init(perNanosecond: 1))
         let writer = durations.observer
-        writer.observe(series: HandlerDurations.series(plugin: 0, handler: .onData), nanoseconds: 3_000)
-        writer.observe(series: HandlerDurations.series(plugin: 0, handler: .onData), nanoseconds: 2_000_000)
+        writer.observe(series: HandlerDurations.series(plugin: 0, handler: .onData), ticks: 3_000)
+        writer.observe(series: HandlerDurations.series(plugin: 0, handler: .onData), ticks: 2_000_000)
         // A handler the plugin's descriptor does not name, called anyway (an interceptor's turn): a series of its own.
-        writer.observe(series: HandlerDurations.series(plugin: 1, handler: .intercept), nanoseconds: 10)
+        writer.observe(series: HandlerDurations.series(plugin: 1, handler: .intercept), ticks: 10)
         // Out of range: ignored, nothing written elsewhere.
-        writer.observe(series: HandlerDurations.series(plugin: 2, handler: .onData), nanoseconds: 10)
-        writer.observe(series: -1, nanoseconds: 10)
+        writer.observe(series: HandlerDurations.series(plugin: 2, handler: .onData), ticks: 10)
+        writer.observe(series: -1, ticks: 10)
         var text = ""
         durations.render(into: &text)
         let lines = Set(text.split(separator: "\n").map(String.init))
@@ -56,5 +60,17 @@ import Testing
         #expect(lines.contains(#"pushhost_handler_duration_seconds_count{plugin="b",handler="intercept"} 1"#))
         #expect(!text.contains(#"handler="on_target""#))
         #expect(text.components(separatedBy: "_count{").count - 1 == 4)
+    }
+
+    @Test func theTickClockKnowsItsRate() {
+        let rate = TickClock.start()
+        // A time-stamp counter runs at 0.1 to 10 GHz; CLOCK_MONOTONIC at one a nanosecond.
+        #expect(rate.perNanosecond > 0.1 && rate.perNanosecond < 10, "\(rate.perNanosecond)")
+        let ticks = pushhost_ticks(), nanoseconds = MonotonicClock.now()
+        usleep(20_000)
+        let measured = Double(pushhost_ticks() - ticks) / rate.perNanosecond
+        let elapsed = Double(MonotonicClock.now() - nanoseconds)
+        // The same stretch of time on both clocks, within a tenth.
+        #expect(abs(measured - elapsed) < elapsed / 10, "\(measured) ns against \(elapsed) ns")
     }
 }
