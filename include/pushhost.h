@@ -305,6 +305,7 @@ struct ph_plugin {
 #define PH_EXT_CHAIN "ph.chain/1"
 #define PH_EXT_INTAKE "ph.intake/1"
 #define PH_EXT_STATE "ph.state/1"
+#define PH_EXT_METRICS "ph.metrics/1"
 
 /* Opaque: one message on its way through the interceptors. Valid from
  * intercept() until the call of proceed or stop that ends it. */
@@ -422,6 +423,48 @@ typedef struct ph_state {
      * Owned by the host; valid until destroy() returns. */
     const char *PH_NULLABLE (*PH_NONNULL directory)(const ph_host *PH_NONNULL host);
 } ph_state;
+
+/* PH_EXT_METRICS: metrics of the plugin's own, served with the host's at
+ * /metrics under --metrics, isolated plugins' too (docs/plugins.md, metrics).
+ * Owned by the host; valid until destroy() returns. Without --metrics the
+ * same calls work and nobody reads the values. */
+typedef enum ph_metric_kind {
+    PH_METRIC_COUNTER = 0,  /* only goes up (add); its name ends in _total */
+    PH_METRIC_GAUGE = 1,    /* goes up and down (set, add) */
+    PH_METRIC_HISTOGRAM = 2 /* observations counted in buckets (observe) */
+} ph_metric_kind;
+
+/* Opaque: one series of a plugin's metric (one set of label values). Valid
+ * until destroy() returns. */
+typedef struct ph_metric ph_metric;
+
+typedef struct ph_metrics {
+    uint32_t struct_size; /* sizeof(ph_metrics) as the host was built */
+    /* [dispatch thread, in create() only] One series of the metric
+     * PLUGIN_name, PLUGIN being the plugin's name with '-' as '_'. name is
+     * lowercase snake case ([a-z_][a-z0-9_]*, 100 bytes at most), a
+     * counter's ending in _total and no other's; help is one line (300 bytes
+     * at most); labels is NULL or a NULL-terminated list of names and values,
+     * "name", "value", ..., 8 pairs at most, names as metric names but not
+     * "le" nor starting with "__", values 128 bytes of UTF-8 at most; buckets
+     * (a histogram's, ascending, 64 at most) are upper bounds, NULL for the
+     * host's own (1e-6 to 30, for seconds). The same name again takes the same
+     * kind, help, label names and buckets, and another set of label values
+     * makes another series (1000 a plugin at most). NULL, with the reason
+     * logged, when any rule is broken. */
+    ph_metric *PH_NULLABLE (*PH_NONNULL metric)(const ph_host *PH_NONNULL host, ph_metric_kind kind,
+                                                 const char *PH_NONNULL name, const char *PH_NONNULL help,
+                                                 const char *PH_NULLABLE const *PH_NULLABLE labels,
+                                                 const double *PH_NULLABLE buckets, size_t bucket_count);
+    /* [thread-safe] A counter: adds value, which must be 0 or more. A gauge:
+     * adds value. Anything else (a histogram, NaN, a counter's negative) is
+     * ignored, logged once a series. */
+    void (*PH_NONNULL add)(ph_metric *PH_NONNULL metric, double value);
+    /* [thread-safe] A gauge: sets it to value. */
+    void (*PH_NONNULL set)(ph_metric *PH_NONNULL metric, double value);
+    /* [thread-safe] A histogram: counts value in its bucket and its sum. */
+    void (*PH_NONNULL observe)(ph_metric *PH_NONNULL metric, double value);
+} ph_metrics;
 
 /* The one symbol a plugin exports. Returns the descriptor, or NULL to refuse
  * loading. [dispatch thread] Called once, before anything else. */

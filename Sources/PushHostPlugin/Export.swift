@@ -50,6 +50,7 @@ public func export<P: Plugin>(_ type: P.Type) -> OpaquePointer? {
     if P.self is any Interceptor.Type { extensions += [PH_EXT_INTERCEPTOR, PH_EXT_CHAIN] }
     if P.self is any SourcePlugin.Type { extensions += [PH_EXT_SOURCE, PH_EXT_INTAKE] }
     if P.usesStateFolder { extensions.append(PH_EXT_STATE) }
+    if P.usesMetrics { extensions.append(PH_EXT_METRICS) }
     plugin.extensions = nullEnded(extensions)
     if P.self is any Interceptor.Type || P.self is any SourcePlugin.Type {
         plugin.get_extension = { box, id in box.map { PluginBox.from($0).extensionTable(id) } ?? nil }

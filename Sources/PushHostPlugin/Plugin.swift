@@ -48,6 +48,10 @@ public protocol Plugin: AnyObject, Sendable {
     /// Whether it keeps things in its state folder (`context.stateFolder`),
     /// which `pushhost plugins` then lists as its `state` role.
     static var usesStateFolder: Bool { get }
+
+    /// Whether it makes metrics of its own (``PluginContext/counter(_:help:labels:)``
+    /// and the others), which its descriptor then declares (`ph.metrics/1`).
+    static var usesMetrics: Bool { get }
 }
 
 extension Plugin {
@@ -55,6 +59,8 @@ extension Plugin {
     public static var summary: String { "" }
     /// No state folder is declared.
     public static var usesStateFolder: Bool { false }
+    /// No metrics of its own are declared.
+    public static var usesMetrics: Bool { false }
     /// Does nothing.
     public func shutdown() {}
 }

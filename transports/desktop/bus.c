@@ -42,6 +42,11 @@ static void give(char **failure, char *why) {
     else free(why);
 }
 
+/* Whether a notification server is there to answer (the gauge server_available). */
+static void available(desktop *self, bool yes) {
+    transport_metric_set(self->metrics.table, self->metrics.server_available, yes ? 1 : 0);
+}
+
 /* ---- Problems: logged when they begin and when they end ---------------- */
 
 /* The bus or the server has problem; when it is a new one, says why. */
@@ -69,6 +74,7 @@ static void no_bus(desktop *self, int error, char **failure) {
     else
         why = transport_format("no session bus (DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset)");
     char *line = why ? transport_format("%s: notifications are not shown until there is one", why) : NULL;
+    available(self, false);
     begin_problem(self, DESKTOP_NO_BUS, line ? line : "no session bus");
     free(line);
     give(failure, why);
@@ -102,6 +108,8 @@ static void call_failed(desktop *self, const char *what, const char *doing, cons
         give(failure, transport_format("the notification server did not %s: %s: %s", doing, e->name, detail));
         line = transport_format("the notification server failed %s: %s", what, detail);
     }
+    /* An error it answered with is an answer: it is there. */
+    available(self, !is_no_server(e) && !timed_out);
     begin_problem(self, is_no_server(e) ? DESKTOP_NO_SERVER : DESKTOP_FAILING,
                   line ? line : "the notification server failed");
     free(line);
@@ -117,6 +125,7 @@ static void drop_bus(desktop *self) {
 
 /* Called on any failure of the bus itself (not of one call). */
 static void lost_bus(desktop *self, int r, char **failure) {
+    available(self, false);
     if (self->problem != DESKTOP_NO_BUS) {
         transport_log(self->host, PH_LOG_WARNING, "the session bus connection was lost (%s); reconnecting", strerror(-r));
         self->problem = DESKTOP_NO_BUS;
@@ -151,6 +160,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *e) 
     }
     if (sd_bus_message_read(m, "sss", &name, &old, &owner) < 0 || strcmp(name, DESKTOP_SERVER) != 0) return 0;
     self->caps_known = false; /* the next call asks what the new one supports */
+    available(self, owner && *owner);
     follow_server(self, owner);
     return 0;
 }
@@ -202,6 +212,7 @@ static int query_caps(desktop *self, char **failure) {
     free(caps);
     sd_bus_message_unref(reply);
     self->caps_known = true;
+    available(self, true);
     return 0;
 }
 
@@ -301,6 +312,9 @@ static bool post(desktop *self, const desktop_request *r, char **failure) {
         return false;
     }
     shown(self);
+    available(self, true);
+    transport_metric_add(self->metrics.table, self->metrics.posted, 1);
+    if (replaces) transport_metric_add(self->metrics.table, self->metrics.replaced, 1);
     if (previous && previous->id != id) desktop_posted_forget(previous); /* the server made a new one */
     if (desktop_posted_note(&self->posted, id, r, reply_action) < 0)
         transport_log(self->host, PH_LOG_ERROR, "out of memory: a tap on message %s will not be known", r->message_id);

@@ -14,18 +14,28 @@
  *   posted.c    [bus thread] the notifications posted, by id, kept across restarts
  *   image.c     [bus thread] an image or icon -> a local file the server reads
  *   fetch.c     [bus thread] an http(s) image, downloaded from a public address only
- *   text.c      strings: markup escaping (../common: settings, formats, log lines, JSON quoting, the clock)
+ *   text.c      strings: markup escaping (../common: settings, formats, log lines, JSON quoting, the clock, metrics)
  *
  * One thread of the plugin's own (the bus thread) owns the bus connection:
  * the notification server answers and signals on that one connection (GNOME
  * Shell sends ActionInvoked only to the connection that posted), and sd-bus
  * objects belong to one thread at a time. on_background waits for the bus
  * thread's answer to its message, so the host learns whether it was shown.
+ *
+ * Its own metrics (ph.metrics/1, registered in create; none when the host
+ * lacks it), served as desktop_NAME: the counters posted_total (Notify
+ * calls the server took), replaced_total (of those, the ones that replaced
+ * an earlier notification of the same collapse_key), failed_total
+ * (messages not shown, failed in their report line), actions_total (taps,
+ * buttons and replies the server sent for this run's notifications), and
+ * the gauge server_available (1 while a notification server owns its name
+ * and answers).
  */
 #ifndef DESKTOP_H
 #define DESKTOP_H
 
 #include "../common/clock.h"
+#include "../common/metrics.h"
 #include "../common/settings.h"
 #include "../common/text.h"
 
@@ -135,11 +145,20 @@ typedef enum desktop_problem {
 
 typedef struct desktop desktop;
 
+/* The plugin's own metrics: each NULL when the host has no ph.metrics/1
+ * (or refused it), and then never counted. Set in create, then only read. */
+typedef struct desktop_metrics {
+    const ph_metrics *table;
+    ph_metric *posted, *replaced, *failed, *actions;
+    ph_metric *server_available; /* a gauge */
+} desktop_metrics;
+
 /* One instance of the plugin. */
 struct desktop {
     const ph_host *host;      /* valid until destroy() returns */
     const ph_intake *intake;  /* the host's; NULL when actions are off */
     desktop_settings settings;
+    desktop_metrics metrics;
     desktop_handoff handoff;
     pthread_t thread;
     bool thread_running;

@@ -119,6 +119,28 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
     return 0;
 }
 
+/* ---- Metrics ------------------------------------------------------------ */
+
+/* Its own metrics (ph.metrics/1), which the host takes in create only:
+ * none when the host lacks it, and then nothing is counted. */
+static void register_metrics(desktop *self) {
+    const ph_host *host = self->host;
+    desktop_metrics *m = &self->metrics;
+    m->table = transport_metrics(host);
+    if (!m->table) return;
+    m->posted = transport_metric(host, m->table, PH_METRIC_COUNTER, "posted_total",
+                                 "Notifications the notification server took (Notify answered with an id).");
+    m->replaced = transport_metric(host, m->table, PH_METRIC_COUNTER, "replaced_total",
+                                   "Notifications posted in place of an earlier one with the same collapse_key.");
+    m->failed = transport_metric(host, m->table, PH_METRIC_COUNTER, "failed_total",
+                                 "Messages whose notification was not shown (failed in their report line).");
+    m->actions = transport_metric(host, m->table, PH_METRIC_COUNTER, "actions_total",
+                                  "Taps, buttons and replies the notification server sent for this plugin's notifications.");
+    m->server_available = transport_metric(host, m->table, PH_METRIC_GAUGE, "server_available",
+                                           "1 while a notification server owns its name on the session bus and answers, else 0.");
+    transport_metric_set(m->table, m->server_available, 0);
+}
+
 /* ---- Lifetime ----------------------------------------------------------- */
 
 static void *desktop_create(const ph_host *host, const ph_config *config) {
@@ -157,6 +179,7 @@ static void *desktop_create(const ph_host *host, const ph_config *config) {
         free(self);
         return NULL;
     }
+    register_metrics(self);
     int failed = desktop_handoff_init(&self->handoff) < 0 ? errno : 0;
     if (!failed) failed = pthread_create(&self->thread, NULL, desktop_bus_main, self);
     if (failed) {
@@ -210,6 +233,7 @@ static void desktop_on_background(void *p, const ph_message *m) {
         if (r->shown) failure = NULL;
         else if (r->failure) failure = r->failure;
     }
+    if (failure) transport_metric_add(self->metrics.table, self->metrics.failed, 1);
     if (failure && PH_HAS_FIELD(ph_host, host, fail)) host->fail(host, m, failure);
     else if (failure) host->log(host, PH_LOG_ERROR, failure);
     desktop_request_free(r);
@@ -240,7 +264,7 @@ static const void *desktop_get_extension(void *p, const char *id) {
 }
 
 /* What it offers and uses of the extensions, declared (ABI 1.2). */
-static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_STATE, NULL};
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_STATE, PH_EXT_METRICS, NULL};
 
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,

@@ -75,8 +75,9 @@ void desktop_taps_drop(desktop *self) {
     desktop_taps_submit(self);
 }
 
-/* Puts the action event of p in line for the host. */
+/* Puts the action event of p in line for the host (counted as received). */
 static void queue_tap(desktop *self, desktop_posted *p, const char *action, const char *input) {
+    transport_metric_add(self->metrics.table, self->metrics.actions, 1);
     char *id = json_quote(p->message_id), *key = json_quote(action);
     char *text = input ? json_quote(input) : NULL;
     desktop_tap *t = calloc(1, sizeof *t);

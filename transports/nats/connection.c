@@ -28,6 +28,7 @@ static void on_connected(natsConnection *connection, void *closure) {
     jetstream_plugin *self = closure;
     server_url(self, connection, self->url, sizeof self->url);
     atomic_store(&self->connected, true);
+    if (!atomic_load(&self->closing)) transport_metric_set(self->metrics.table, self->metrics.connected, 1);
     transport_log(self->host, PH_LOG_INFO, "connected to %s", self->url);
     pthread_mutex_lock(&self->lock);
     pthread_cond_broadcast(&self->changed);
@@ -38,6 +39,7 @@ static void on_disconnected(natsConnection *connection, void *closure) {
     jetstream_plugin *self = closure;
     (void)connection;
     atomic_store(&self->connected, false);
+    if (!atomic_load(&self->closing)) transport_metric_set(self->metrics.table, self->metrics.connected, 0);
     if (atomic_load(&self->submitting))
         transport_log(self->host, PH_LOG_WARNING, "lost the connection to %s: reconnecting", self->url);
 }
@@ -46,6 +48,7 @@ static void on_reconnected(natsConnection *connection, void *closure) {
     jetstream_plugin *self = closure;
     server_url(self, connection, self->url, sizeof self->url);
     atomic_store(&self->connected, true);
+    if (!atomic_load(&self->closing)) transport_metric_set(self->metrics.table, self->metrics.connected, 1);
     transport_log(self->host, PH_LOG_INFO, "connected again to %s", self->url);
 }
 
@@ -109,8 +112,11 @@ int jetstream_connect(jetstream_plugin *self) {
     return 0;
 }
 
-/* Sends what is buffered (the last Acks), then closes. */
+/* Sends what is buffered (the last Acks), then closes. The callbacks that
+ * the close brings no longer touch the metrics: the gauge says 0 here. */
 void jetstream_disconnect(jetstream_plugin *self) {
+    atomic_store(&self->closing, true);
+    transport_metric_set(self->metrics.table, self->metrics.connected, 0);
     if (self->connection) {
         if (atomic_load(&self->connected)) natsConnection_FlushTimeout(self->connection, 2000);
         natsConnection_Close(self->connection);

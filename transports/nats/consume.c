@@ -31,9 +31,22 @@
 /* How long one fetch waits for a record: also how long stop waits at most. */
 #define FETCH_WAIT_MS 250
 
-void jetstream_give_back(natsMsg *record) {
-    natsMsg_Nak(record, NULL);
+void jetstream_give_back(jetstream_plugin *self, natsMsg *record) {
+    jetstream_count(self, self->metrics.naked, natsMsg_Nak(record, NULL));
     natsMsg_Destroy(record);
+}
+
+/* Counts the records of a fetch, and those of them delivered before. */
+static void count_fetched(jetstream_plugin *self, const natsMsgList *list) {
+    transport_metric_add(self->metrics.table, self->metrics.fetched, list->Count);
+    if (!self->metrics.redelivered) return;
+    int again = 0;
+    for (int i = 0; i < list->Count; i++) {
+        jsMsgMetaData *meta = NULL;
+        if (natsMsg_GetMetaData(&meta, list->Msgs[i]) == NATS_OK && meta->NumDelivered > 1) again++;
+        jsMsgMetaData_Destroy(meta);
+    }
+    if (again) transport_metric_add(self->metrics.table, self->metrics.redelivered, again);
 }
 
 /* Hands one record to the host: 0 taken, 1 taken after waiting for the
@@ -107,12 +120,13 @@ void *jetstream_consume_main(void *p) {
         }
         if (said) transport_log(self->host, PH_LOG_INFO, "fetching from the consumer %s again", c->name);
         said = false;
+        count_fetched(self, &list);
         bool full = false;
         for (int i = 0; i < list.Count; i++) {
             natsMsg *record = list.Msgs[i];
             list.Msgs[i] = NULL;
             const int answer = atomic_load(&self->submitting) ? submit(c, record) : -1;
-            if (answer < 0) jetstream_give_back(record);
+            if (answer < 0) jetstream_give_back(self, record);
             full = full || answer == 1;
         }
         if (!full && list.Count == size) took_whole(self);

@@ -32,12 +32,20 @@
  *   setup.c       the stream and consumers: checked, or created when told to
  *   consume.c     [one thread per consumer] fetch, submit
  *   settle.c      Ack (from done); on the settling thread Nak, Term, InProgress, the dead-letter subject
- *   ../common     settings, formats, log lines (a problem once while it lasts), the clock
+ *   ../common     settings, formats, log lines (a problem once while it lasts), the clock, metrics
+ *
+ * Its own metrics (ph.metrics/1, registered in create; none when the host
+ * lacks it), served as nats_NAME: the counters fetched_total (records
+ * fetched), redelivered_total (of those, the ones delivered before),
+ * acked_total, naked_total, terminated_total (each a call the client
+ * library took), dead_lettered_total (copies stored on the dead-letter
+ * subject), and the gauge connected (1 while connected to a server).
  */
 #ifndef JETSTREAM_H
 #define JETSTREAM_H
 
 #include "../common/clock.h"
+#include "../common/metrics.h"
 #include "../common/settings.h"
 #include "../common/text.h"
 
@@ -92,9 +100,18 @@ typedef struct jetstream_job {
     jetstream_consumer *consumer;
 } jetstream_job;
 
+/* The plugin's own metrics: each NULL when the host has no ph.metrics/1
+ * (or refused it), and then never counted. Set in create, then only read. */
+typedef struct jetstream_metrics {
+    const ph_metrics *table;
+    ph_metric *fetched, *redelivered, *acked, *naked, *terminated, *dead_lettered;
+    ph_metric *connected; /* a gauge */
+} jetstream_metrics;
+
 typedef struct jetstream_plugin {
     const ph_host *host;
     const ph_intake *intake;
+    jetstream_metrics metrics;
     jetstream_settings settings;
     jetstream_consumer *consumers;
     int consumer_count;
@@ -103,6 +120,7 @@ typedef struct jetstream_plugin {
     natsConnection *connection;
     jsCtx *js;
     atomic_bool connected;
+    atomic_bool closing;       /* destroy closes the connection: its callbacks no longer touch the metrics */
     char url[256];             /* the server last connected to, for log lines [libnats's callback thread] */
     atomic_bool submitting;    /* from start until stop, or until submit says the host is stopping */
     bool work_queue;           /* the stream's retention: a dead-lettered record is removed from it */
@@ -159,6 +177,8 @@ void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job);
 void jetstream_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer);
 void *jetstream_settle_main(void *self);
 /* Naks a record at once (it was fetched but never submitted) and frees it. */
-void jetstream_give_back(natsMsg *record);
+void jetstream_give_back(jetstream_plugin *self, natsMsg *record);
+/* Counts one on metric (of self->metrics) when status is NATS_OK. */
+void jetstream_count(jetstream_plugin *self, ph_metric *metric, natsStatus status);
 
 #endif

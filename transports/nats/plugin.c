@@ -44,6 +44,30 @@ static int make_consumers(jetstream_plugin *self) {
     return 0;
 }
 
+/* Its own metrics (ph.metrics/1), which the host takes in create only:
+ * none when the host lacks it, and then nothing is counted. */
+static void register_metrics(jetstream_plugin *self) {
+    const ph_host *host = self->host;
+    jetstream_metrics *m = &self->metrics;
+    m->table = transport_metrics(host);
+    if (!m->table) return;
+    m->fetched = transport_metric(host, m->table, PH_METRIC_COUNTER, "fetched_total",
+                                  "Records fetched from the JetStream consumers.");
+    m->redelivered = transport_metric(host, m->table, PH_METRIC_COUNTER, "redelivered_total",
+                                      "Records fetched whose delivery count was above 1 (delivered before).");
+    m->acked = transport_metric(host, m->table, PH_METRIC_COUNTER, "acked_total",
+                                "Records acknowledged (Ack) once the host was done with them.");
+    m->naked = transport_metric(host, m->table, PH_METRIC_COUNTER, "naked_total",
+                                "Records given back to the server (Nak) for another delivery, now or after the back-off.");
+    m->terminated = transport_metric(host, m->table, PH_METRIC_COUNTER, "terminated_total",
+                                     "Records the server was told never to deliver again (Term): rejected, or failed on the last delivery.");
+    m->dead_lettered = transport_metric(host, m->table, PH_METRIC_COUNTER, "dead_lettered_total",
+                                        "Records copied to the dead-letter subject.");
+    m->connected = transport_metric(host, m->table, PH_METRIC_GAUGE, "connected",
+                                    "1 while connected to a NATS server, else 0.");
+    transport_metric_set(m->table, m->connected, 0);
+}
+
 static void jetstream_destroy(void *p);
 
 static void *jetstream_create(const ph_host *host, const ph_config *config) {
@@ -71,6 +95,7 @@ static void *jetstream_create(const ph_host *host, const ph_config *config) {
         jetstream_destroy(self);
         return NULL;
     }
+    register_metrics(self);
     return self;
 }
 
@@ -162,7 +187,7 @@ static const void *jetstream_get_extension(void *self, const char *id) {
 }
 
 /* What it offers and uses of the extensions, declared (ABI 1.2). */
-static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, NULL};
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_METRICS, NULL};
 
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,

@@ -21,6 +21,10 @@
 #include <string.h>
 #include <time.h>
 
+void jetstream_count(jetstream_plugin *self, ph_metric *metric, natsStatus status) {
+    if (status == NATS_OK) transport_metric_add(self->metrics.table, metric, 1);
+}
+
 void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_lock(&self->lock);
     if (self->ending) { /* an advisory after the last job: another instance takes it */
@@ -64,9 +68,10 @@ static void say_in_progress(jetstream_plugin *self) {
 
 void jetstream_record_done(void *p, ph_result result, const char *report_line) {
     jetstream_job *job = p;
-    jetstream_not_under_way(job->consumer->plugin, job);
+    jetstream_plugin *self = job->consumer->plugin;
+    jetstream_not_under_way(self, job);
     if (result == PH_DONE) {
-        natsMsg_Ack(job->record, NULL);
+        jetstream_count(self, self->metrics.acked, natsMsg_Ack(job->record, NULL));
         natsMsg_Destroy(job->record);
         free(job);
         return;
@@ -78,7 +83,7 @@ void jetstream_record_done(void *p, ph_result result, const char *report_line) {
         free(job);
         return;
     }
-    jetstream_settle_later(job->consumer->plugin, job);
+    jetstream_settle_later(self, job);
 }
 
 /* The number after "key": in a JSON text, or 0. */
@@ -161,6 +166,7 @@ static int copy_to_dead_letter(jetstream_plugin *self, const record_facts *r) {
                       s->stream, sequence, s->dead_letter, jetstream_error_text(status));
         return -1;
     }
+    transport_metric_add(self->metrics.table, self->metrics.dead_lettered, 1);
     transport_log(self->host, PH_LOG_WARNING, "the record at %s sequence %s went to %s: %s", s->stream, sequence,
                   s->dead_letter, r->reason);
     return 0;
@@ -183,7 +189,7 @@ static void settle_record(jetstream_plugin *self, jetstream_job *job) {
     if (job->result == PH_RETRY && !*job->report) {
         /* The host stopped before it ended: no fault of the record's; given
          * back at once (on its last delivery, the advisory takes it on). */
-        natsMsg_Nak(job->record, NULL);
+        jetstream_count(self, self->metrics.naked, natsMsg_Nak(job->record, NULL));
         return;
     }
     jsMsgMetaData *meta = NULL;
@@ -205,8 +211,11 @@ static void settle_record(jetstream_plugin *self, jetstream_job *job) {
         snprintf(reason, sizeof reason, "failed on each of %llu deliveries", (unsigned long long)r.deliveries);
         r.reason = reason;
     }
-    if (r.reason && give_up(self, &r) == 0) natsMsg_Term(job->record, NULL);
-    else natsMsg_NakWithDelay(job->record, back_off(&self->settings, r.deliveries), NULL);
+    if (r.reason && give_up(self, &r) == 0)
+        jetstream_count(self, self->metrics.terminated, natsMsg_Term(job->record, NULL));
+    else
+        jetstream_count(self, self->metrics.naked,
+                        natsMsg_NakWithDelay(job->record, back_off(&self->settings, r.deliveries), NULL));
 }
 
 /* A record the server stopped delivering (MAX_DELIVERIES) with no done: its

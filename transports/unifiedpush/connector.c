@@ -41,10 +41,11 @@ static bool ours(unifiedpush *self, const char *method, const char *token) {
  * plugin made itself (an endpoint, its removal), never for a push, whose
  * bytes anyone who knows the endpoint chooses; the host rejects a push that
  * holds a host event. */
-static void submit(unifiedpush *self, const char *json, uint32_t flags, const char *what) {
+static bool submit(unifiedpush *self, const char *json, uint32_t flags, const char *what) {
     int r = !atomic_load(&self->submitting) ? -1
         : self->intake->submit_record(self->host, json, strlen(json), flags, NULL, NULL);
     if (r != 0) transport_log(self->host, PH_LOG_WARNING, "%s came while the host is stopping: it is dropped", what);
+    return r == 0;
 }
 
 static void new_endpoint(unifiedpush *self, const delivery *d) {
@@ -67,7 +68,8 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
     free(p256dh);
     if (json) {
         transport_log(self->host, PH_LOG_INFO, "endpoint %s", e);
-        submit(self, json, PH_RECORD_HOST_EVENT, "an endpoint");
+        if (submit(self, json, PH_RECORD_HOST_EVENT, "an endpoint"))
+            transport_metric_add(self->metrics.table, self->metrics.endpoint_changes, 1);
     } else {
         transport_log(self->host, PH_LOG_ERROR, "out of memory: the endpoint %s is lost", e);
     }
@@ -78,6 +80,7 @@ static void new_endpoint(unifiedpush *self, const delivery *d) {
 static void unregistered(unifiedpush *self, const delivery *d) {
     if (!ours(self, "Unregistered", d->token)) return;
     transport_log(self->host, PH_LOG_WARNING, "the distributor unregistered this connector: the token is removed; registering again");
+    transport_metric_set(self->metrics.table, self->metrics.registered, 0);
     submit(self, "{\"pushhost\":\"token\",\"token\":null}", PH_RECORD_HOST_EVENT, "the token's removal");
     self->backoff_ms = 0;
     up_retry_later(self);
@@ -94,6 +97,7 @@ static void message(unifiedpush *self, const delivery *d) {
     size_t length;
     const char *why;
     if (webpush_decrypt(&self->keys, d->message, d->size, &plaintext, &length, &why) != 0) {
+        transport_metric_add(self->metrics.table, self->metrics.decrypt_failures, 1);
         transport_log(self->host, PH_LOG_ERROR, "message %s rejected: %s", id, why);
         return;
     }
@@ -102,7 +106,8 @@ static void message(unifiedpush *self, const delivery *d) {
     } else {
         transport_log(self->host, PH_LOG_DEBUG, "message %s: %zu bytes decrypted", id, length);
         char *what = transport_format("message %s", id);
-        submit(self, (const char *)plaintext, 0, what ? what : "a message");
+        if (submit(self, (const char *)plaintext, 0, what ? what : "a message"))
+            transport_metric_add(self->metrics.table, self->metrics.messages, 1);
         free(what);
     }
     free(plaintext);

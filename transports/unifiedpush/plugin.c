@@ -48,6 +48,24 @@ static void free_settings(up_settings *s) {
     free(s->distributor);
 }
 
+/* Its own metrics (ph.metrics/1), which the host takes in create only:
+ * none when the host lacks it, and then nothing is counted. */
+static void register_metrics(unifiedpush *self) {
+    const ph_host *host = self->host;
+    up_metrics *m = &self->metrics;
+    m->table = transport_metrics(host);
+    if (!m->table) return;
+    m->messages = transport_metric(host, m->table, PH_METRIC_COUNTER, "messages_total",
+                                   "Pushes from the distributor decrypted and handed to the host as messages.");
+    m->decrypt_failures = transport_metric(host, m->table, PH_METRIC_COUNTER, "decrypt_failures_total",
+                                           "Pushes from the distributor that did not decrypt (Web Push, RFC 8291): rejected.");
+    m->endpoint_changes = transport_metric(host, m->table, PH_METRIC_COUNTER, "endpoint_changes_total",
+                                           "Endpoints the distributor gave (NewEndpoint), handed to the host as the token.");
+    m->registered = transport_metric(host, m->table, PH_METRIC_GAUGE, "registered",
+                                     "1 while registered with a UnifiedPush distributor, else 0.");
+    transport_metric_set(m->table, m->registered, 0);
+}
+
 static void *up_create(const ph_host *host, const ph_config *config) {
     const char *app_id = host->config_get(config, "app_id");
     const char *description = host->config_get(config, "description");
@@ -85,6 +103,7 @@ static void *up_create(const ph_host *host, const ph_config *config) {
         !self->keys_path) {
         host->log(host, PH_LOG_ERROR, "out of memory");
     } else if (up_keys_load(self) == 0) {
+        register_metrics(self);
         return self;
     }
     free_settings(&self->settings);
@@ -143,7 +162,7 @@ static const void *up_get_extension(void *self, const char *id) {
 }
 
 /* What it offers and uses of the extensions, declared (ABI 1.2). */
-static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_STATE, NULL};
+static const char *const extensions[] = {PH_EXT_SOURCE, PH_EXT_INTAKE, PH_EXT_STATE, PH_EXT_METRICS, NULL};
 
 static const ph_plugin plugin = {
     PH_PLUGIN_HEADER,

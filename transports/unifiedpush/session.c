@@ -29,8 +29,15 @@ void up_retry_later(unifiedpush *self) {
     self->next_attempt_ms = transport_now_ms() + self->backoff_ms;
 }
 
+/* Whether the connector is registered with a distributor (the gauge registered). */
+static void registered(unifiedpush *self, bool yes) {
+    transport_metric_set(self->metrics.table, self->metrics.registered, yes ? 1 : 0);
+}
+
+/* Off the bus, no distributor reaches the connector: not registered. */
 static void drop_bus(unifiedpush *self) {
     self->bus = sd_bus_flush_close_unref(self->bus);
+    registered(self, false);
 }
 
 /* Connects, owns the application id and serves the Connector; 0, or -1 (said). */
@@ -126,17 +133,20 @@ static void register_with(unifiedpush *self, const char *distributor) {
                               sd_bus_error_is_set(&error) ? error.message : strerror(-r));
         transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "registration failed");
         free(why);
+        registered(self, false);
         up_retry_later(self);
     } else if (!accepted) {
         char *why = transport_format("%s refused the registration: %s: retrying", distributor,
                               reason && *reason ? reason : "no reason given");
         transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "registration refused");
         free(why);
+        registered(self, false);
         up_retry_later(self);
     } else {
         free(self->said); /* a problem logged before is over */
         self->said = NULL;
         transport_log(self->host, PH_LOG_INFO, "registered with %s as %s", distributor, self->settings.app_id);
+        registered(self, true);
         self->backoff_ms = 0;
         self->next_attempt_ms = UINT64_MAX; /* until the distributor unregisters us */
     }

@@ -17,12 +17,20 @@
  *   session.c      [bus thread] the connection, the name, registration and its retries
  *   connector.c    [bus thread] the Connector methods the distributor calls
  *   webpush.c      RFC 8291 decryption (libcrypto)
- *   ../common      formats, log lines (a problem once while it lasts), JSON quoting, the clock
+ *   ../common      formats, log lines (a problem once while it lasts), JSON quoting, the clock, metrics
+ *
+ * Its own metrics (ph.metrics/1, registered in create; none when the host
+ * lacks it), served as unifiedpush_NAME: the counters messages_total (pushes
+ * decrypted and handed to the host), decrypt_failures_total (pushes that did
+ * not decrypt), endpoint_changes_total (endpoints the distributor gave,
+ * NewEndpoint, handed to the host as tokens), and the gauge registered (1
+ * while registered with a distributor).
  */
 #ifndef UNIFIEDPUSH_H
 #define UNIFIEDPUSH_H
 
 #include "../common/clock.h"
+#include "../common/metrics.h"
 #include "../common/text.h"
 #include "webpush.h"
 
@@ -44,10 +52,19 @@ typedef struct up_settings {
     char *distributor; /* the distributor's bus name, or NULL: the first one found */
 } up_settings;
 
+/* The plugin's own metrics: each NULL when the host has no ph.metrics/1
+ * (or refused it), and then never counted. Set in create, then only read. */
+typedef struct up_metrics {
+    const ph_metrics *table;
+    ph_metric *messages, *decrypt_failures, *endpoint_changes;
+    ph_metric *registered; /* a gauge */
+} up_metrics;
+
 typedef struct unifiedpush {
     const ph_host *host;     /* valid until destroy() returns */
     const ph_intake *intake; /* the host's */
     up_settings settings;
+    up_metrics metrics;
     char *keys_path;         /* the key file in the plugin's state folder */
     webpush_keys keys;
     char token[UP_TOKEN_MAX + 1]; /* the connection token, in the key file too */

@@ -19,6 +19,8 @@ import Synchronization
 package final class HostMetrics: Sendable {
     package let registry = PrometheusCollectorRegistry()
     package let health = Health()
+    /// The plugins' own metrics (`ph.metrics/1`), rendered after the host's.
+    let plugins = PluginMetrics()
     /// Records by where they came from and their status (cells 0 to 17),
     /// messages by route (18 to 21), then three cells a data plugin.
     let cells = CounterCells(count: routeCells + 4 + 3 * CrashJournal.maxPlugins)
@@ -230,6 +232,9 @@ package final class HostMetrics: Sendable {
             durations.render(into: &text)
             bytes.append(contentsOf: text.utf8)
         }
+        var text = ""
+        plugins.render(into: &text)
+        bytes.append(contentsOf: text.utf8)
         return bytes
     }
 

@@ -84,6 +84,7 @@ enum HostExtensions {
         if strcmp(id, PH_EXT_INTAKE) == 0 { return UnsafeRawPointer(intake) }
         if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
         if strcmp(id, PH_EXT_STATE) == 0 { return UnsafeRawPointer(PluginStateFolder.table) }
+        if strcmp(id, PH_EXT_METRICS) == 0 { return UnsafeRawPointer(PluginMetricsTable.table) }
         return nil
     }
 }

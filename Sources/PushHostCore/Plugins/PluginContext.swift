@@ -27,12 +27,17 @@ final class PluginContext: @unchecked Sendable {
     nonisolated(unsafe) var verdicts: Inbox<Completion>?
     /// The plugin's state folder (`ph.state/1`) once it was asked for; never freed.
     let folder = Mutex<UnsafePointer<CChar>?>(nil)
+    /// Where its metrics go (`ph.metrics/1`), with every other plugin's.
+    let metrics: PluginMetrics
+    /// Whether its `create` is under way, the only time it may declare metrics.
+    nonisolated(unsafe) var creating = false
 
-    init(name: String, logger: Logger, tokens: TokenStore, submissions: any RecordSubmitter) {
+    init(name: String, logger: Logger, tokens: TokenStore, submissions: any RecordSubmitter, metrics: PluginMetrics) {
         self.name = name
         self.logger = logger
         self.tokens = tokens
         self.submissions = submissions
+        self.metrics = metrics
     }
 
     static func of(_ host: UnsafePointer<ph_host>) -> PluginContext {

@@ -46,7 +46,10 @@ final class PluginInstance {
             return
         }
         guard let create = descriptor.raw.create else { return }
-        guard let state = create(host, settings.opaque) else { throw .createFailed }
+        context.creating = true
+        let made = create(host, settings.opaque)
+        context.creating = false
+        guard let state = made else { throw .createFailed }
         self.state = state
     }
 

@@ -27,6 +27,7 @@ package final class PluginSet {
         submissions: PluginSubmissions,
         isolation: IsolationOptions = IsolationOptions(),
         metrics: WorkerMetrics? = nil,
+        pluginMetrics: PluginMetrics = PluginMetrics(),
         logger: Logger
     ) throws(SetupError) {
         workers.metrics = metrics
@@ -66,7 +67,7 @@ package final class PluginSet {
                 ? isolation.launch(file: entry.file, name: entry.plugin.descriptor.name, settings: settings, stateDirectory: tokens.directory) : nil
         }
         var spawned = zip(loadable, launches).map { entry, launch in
-            launch.map { Worker.spawn($0, plugin: entry.plugin.descriptor.name, submissions: submissions) }
+            launch.map { Worker.spawn($0, plugin: entry.plugin.descriptor.name, submissions: submissions, metrics: pluginMetrics) }
         }
         var created: [PluginInstance] = []
         for (position, (file, plugin)) in loadable.enumerated() {
@@ -74,12 +75,13 @@ package final class PluginSet {
             if let launch = launches[position] {
                 worker = Worker(
                     descriptor: plugin.descriptor, plugin: Int32(created.count), launch: launch, workers: workers,
-                    submissions: submissions, spawned: spawned[position], logger: logger)
+                    submissions: submissions, pluginMetrics: pluginMetrics, spawned: spawned[position], logger: logger)
             }
             let instance = PluginInstance(
                 file: file,
                 descriptor: plugin.descriptor,
-                context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions),
+                context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions,
+                    metrics: pluginMetrics),
                 settings: PluginSettings(settings[position]),
                 index: Int32(created.count),
                 worker: worker

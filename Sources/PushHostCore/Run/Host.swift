@@ -44,7 +44,7 @@ package final class Host {
         ChainAPI.offer()
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions,
-            isolation: Self.isolation(options), metrics: metrics?.workers, logger: logger)
+            isolation: Self.isolation(options), metrics: metrics?.workers, pluginMetrics: metrics?.plugins ?? PluginMetrics(), logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         if let metrics {
             journal.durations = metrics.handlerDurations(for: plugins.instances).observer

@@ -22,6 +22,8 @@ package final class WorkerLoop {
 
     private let instance: PluginInstance
     private let intake: WorkerIntake
+    /// What its plugin's metrics reached goes to the host from here.
+    private let metrics: MetricsForwarder
     /// The source its plugin offers, if any.
     private var source: SourcePlugin?
     /// The interceptor its plugin offers, if any; its turns that end on its
@@ -100,7 +102,11 @@ package final class WorkerLoop {
         intake = WorkerIntake()
         turnEndings = Inbox()
         WorkerChains.offer()
-        let context = PluginContext(name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: intake)
+        let forwarder = MetricsForwarder { [intake] in intake.send(frame: $0) }
+        metrics = forwarder
+        let context = PluginContext(
+            name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: intake,
+            metrics: PluginMetrics { forwarder.declared($0) })
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
         do {
             try instance.create()
@@ -407,10 +413,11 @@ package final class WorkerLoop {
         withUnsafeBytes(of: WorkerProcess.wake) { send($0) }
     }
 
-    /// Calls `destroy`, sends what is left, and exits.
+    /// Calls `destroy`, sends what is left (its metrics' last values too), and exits.
     private func end() -> Never {
         flush()
         instance.destroy()
+        metrics.flush()
         exit(0)
     }
 }

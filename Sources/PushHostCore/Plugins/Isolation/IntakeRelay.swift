@@ -27,6 +27,8 @@ final class IntakeRelay: @unchecked Sendable {
     private let submissions: PluginSubmissions
     private let results: RecordResults
     private let reject: @Sendable (MalformedAnswer) -> Void
+    /// What the worker says of its plugin's metrics (this thread only).
+    private let metrics: MetricsReceiver
     /// Held while a frame is written, from this thread or the dispatch thread.
     private let writing = Mutex(())
 
@@ -34,9 +36,10 @@ final class IntakeRelay: @unchecked Sendable {
     /// relay goes) from plugin `plugin` into `submissions`; the records'
     /// results go to `results`.
     init(
-        socket: Int32, plugin: String, submissions: PluginSubmissions, results: RecordResults,
+        socket: Int32, plugin: String, submissions: PluginSubmissions, results: RecordResults, metrics: PluginMetrics,
         reject: @escaping @Sendable (MalformedAnswer) -> Void
     ) {
+        self.metrics = MetricsReceiver(plugin: plugin, metrics: metrics)
         self.socket = socket
         self.plugin = plugin
         self.submissions = submissions
@@ -51,6 +54,7 @@ final class IntakeRelay: @unchecked Sendable {
 
     /// Takes records until the worker is gone or sends something malformed.
     private func run() {
+        defer { metrics.workerEnded() }
         var reader = FrameReader(limit: WorkerFrame.headerSize + Self.recordLimit)
         var problem: String?
         while problem == nil {
@@ -66,8 +70,9 @@ final class IntakeRelay: @unchecked Sendable {
     /// Submits the record `frame` carries and answers; what was wrong with it, if anything.
     private func take(_ frame: WorkerFrame.Frame) -> String? {
         let known = PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT | WorkerFrame.fromHandlerThread
+        if frame.kind == .metric || frame.kind == .metricValues { return metrics.take(frame) }
         let flags = UInt32(bitPattern: frame.number)
-        guard frame.kind == .record else { return "a \(frame.kind) frame, where only records go" }
+        guard frame.kind == .record else { return "a \(frame.kind) frame, where only records and metrics go" }
         guard frame.handler <= 1, flags & ~known == 0 else { return "a record with the flags \(flags) and \(frame.handler) for done" }
         let relayed = frame.handler == 1 ? Unmanaged.passRetained(Relayed(relay: self, record: frame.call)) : nil
         let answer = submissions.submit(

@@ -51,8 +51,9 @@ final class Worker {
     private(set) var raw: ph_plugin
     private let launch: WorkerLaunch
     private let workers: Workers
-    /// Where the records its plugin submits go.
+    /// Where the records its plugin submits go, and its metrics.
     private let submissions: PluginSubmissions
+    private let pluginMetrics: PluginMetrics
     /// The extensions its plugin offers, as its worker said when it was created.
     private(set) var offers: Int32 = 0
     /// Its first process, started with the other plugins' before any is awaited.
@@ -92,8 +93,9 @@ final class Worker {
 
     init(
         descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, submissions: PluginSubmissions,
-        spawned: Result<WorkerProcess, SetupError>? = nil, logger: Logger
+        pluginMetrics: PluginMetrics, spawned: Result<WorkerProcess, SetupError>? = nil, logger: Logger
     ) {
+        self.pluginMetrics = pluginMetrics
         self.spawned = spawned
         name = descriptor.name
         self.plugin = plugin
@@ -153,7 +155,7 @@ final class Worker {
         do {
             let first = spawned
             spawned = nil
-            process = try (first ?? Self.spawn(launch, plugin: name, submissions: submissions)).get()
+            process = try (first ?? Self.spawn(launch, plugin: name, submissions: submissions, metrics: pluginMetrics)).get()
         } catch {
             throw .workerFailed(error.description)
         }
@@ -188,9 +190,11 @@ final class Worker {
     }
 
     /// Starts a worker process for `launch`, which serves the plugin named `plugin`.
-    static func spawn(_ launch: WorkerLaunch, plugin: String, submissions: PluginSubmissions) -> Result<WorkerProcess, SetupError> {
+    static func spawn(
+        _ launch: WorkerLaunch, plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics
+    ) -> Result<WorkerProcess, SetupError> {
         Result { () throws(SetupError) in
-            try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: plugin, submissions: submissions)
+            try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: plugin, submissions: submissions, metrics: metrics)
         }
     }
 

@@ -72,7 +72,7 @@ enum WorkerAnswer: Equatable, Sendable {
             }
             let (reason, edits) = try Self.interception(in: frame.payload)
             self = .intercepted(call: frame.call, ending: ending, reason: reason, edits: edits)
-        case .call, .token, .destroy, .ready, .record, .submitted, .recordDone, .withdraw:
+        case .call, .token, .destroy, .ready, .record, .submitted, .recordDone, .withdraw, .metric, .metricValues:
             throw MalformedAnswer("a \(frame.kind) frame, which is no answer")
         }
     }

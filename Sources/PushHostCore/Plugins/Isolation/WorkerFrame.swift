@@ -20,7 +20,8 @@ import Glibc
 ///
 /// The intake channel (the worker's fd 5, ``IntakeRelay``) carries
 /// ``FrameKind/record`` from the worker (a record its plugin submitted)
-/// and ``FrameKind/submitted`` back.
+/// and ``FrameKind/submitted`` back; and from the worker, its plugin's
+/// metrics (``FrameKind/metric``, ``FrameKind/metricValues``).
 enum WorkerFrame {
     enum FrameKind: UInt8 {
         case call = 1
@@ -46,6 +47,12 @@ enum WorkerFrame {
         /// The host no longer waits for the turn begun by the call `call`
         /// (its deadline passed): the worker drops it.
         case withdraw
+        /// A series the plugin declared through `ph.metrics/1`: the call its
+        /// number, the number its kind, the handler byte how many label
+        /// fields follow its name and help; then its buckets (``MetricFrames``).
+        case metric
+        /// What the plugin's series reached: a field each (``MetricFrames``).
+        case metricValues
     }
 
     /// Bytes before the payload, the length included.

@@ -35,6 +35,11 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         pthread_cond_init(answered, nil)
     }
 
+    /// [any thread] Sends one whole frame to the host (a metric's); false once the host is gone.
+    func send(frame: borrowing ByteBuffer) -> Bool {
+        writing.withLock { _ in sendAll(Self.fd, frame.bytes) }
+    }
+
     /// [any thread] Sends the record to the host and waits for its answer;
     /// -1 (stopping) when the host is gone.
     func submit(

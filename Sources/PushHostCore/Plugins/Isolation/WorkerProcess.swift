@@ -43,7 +43,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// Starts `executable worker arguments...`, its standard input
     /// /dev/null, its standard output and error the host's. The Swift
     /// runtime's backtracer is off in it: its crash is the host's to report.
-    init(executable: String, arguments: [String], plugin: String, submissions: PluginSubmissions) throws(SetupError) {
+    init(executable: String, arguments: [String], plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics) throws(SetupError) {
         guard let ring = WorkerRing() else { throw SetupError("cannot make a worker's answer ring: \(String(cString: strerror(errno)))") }
         self.ring = ring
         var pair: [Int32] = [0, 0]
@@ -78,7 +78,9 @@ final class WorkerProcess: @unchecked Sendable {
         malformed = MalformedNote(socket: pair[0])
         progress.store(MonotonicClock.now(), ordering: .relaxed)
         // The relay's thread keeps it until the worker is gone.
-        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions, results: results) { [malformed] in malformed.note($0) }
+        _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions, results: results, metrics: metrics) { [malformed] in
+            malformed.note($0)
+        }
     }
 
     deinit {
