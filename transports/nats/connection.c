@@ -73,6 +73,11 @@ static natsStatus make_options(jetstream_plugin *self) {
     if (status == NATS_OK) status = natsOptions_SetDisconnectedCB(o, on_disconnected, self);
     if (status == NATS_OK) status = natsOptions_SetReconnectedCB(o, on_reconnected, self);
     if (status == NATS_OK && s->credentials) status = natsOptions_SetUserCredentialsFromFiles(o, s->credentials, NULL);
+    if (status == NATS_OK && s->user) status = natsOptions_SetUserInfo(o, s->user, s->password);
+    if (status == NATS_OK && (s->tls_ca || s->tls_cert)) status = natsOptions_SetSecure(o, true);
+    if (status == NATS_OK && s->tls_ca) status = natsOptions_LoadCATrustedCertificates(o, s->tls_ca);
+    if (status == NATS_OK && s->tls_cert) status = natsOptions_LoadCertificatesChain(o, s->tls_cert, s->tls_key);
+    if (status == NATS_OK && s->tls_hostname) status = natsOptions_SetExpectedHostname(o, s->tls_hostname);
     if (status != NATS_OK) natsOptions_Destroy(o);
     else self->options = o;
     return status;

@@ -60,6 +60,12 @@
 typedef struct jetstream_settings {
     char **servers;        /* nats:// URLs */
     char *credentials;     /* a .creds file, or NULL */
+    char *tls_ca;          /* the CA certificates (PEM) the server's certificate must chain to, or NULL */
+    char *tls_cert;        /* the client's certificate chain (PEM) for mutual TLS, or NULL */
+    char *tls_key;         /* its private key (PEM), with tls_cert */
+    char *tls_hostname;    /* the name the server's certificate must carry, or NULL for the URL's host */
+    char *user;            /* a user name, with password */
+    char *password;        /* read from password_file, never a setting itself */
     char *stream;
     char **subjects;       /* the stream's subjects (empty: not checked) */
     char *filter;          /* the consumer's filter subject, or NULL; with partitions it has {partition} */

@@ -3,6 +3,17 @@
  *
  *   servers        comma-separated URLs (default nats://127.0.0.1:4222)
  *   credentials    a .creds file (user JWT and seed) for the servers that need one
+ *   tls_ca         CA certificates (PEM) the server's certificate must chain to;
+ *                  given, the connection is TLS (as with a tls:// URL)
+ *   tls_cert       the client's certificate (PEM), for servers that verify
+ *                  clients (mutual TLS); with tls_key
+ *   tls_key        its private key (PEM)
+ *   tls_hostname   the name the server's certificate must carry (default:
+ *                  the URL's host)
+ *   user           a user name; with password_file
+ *   password_file  a file holding the password (never on the command line)
+ * A file of secrets (credentials, tls_key, password_file) that its group or
+ * others may read or write is refused, as the host refuses such plugin files.
  *   stream         the stream's name (required)
  *   subjects       the stream's subjects, comma-separated (required with
  *                  create; otherwise the stream must hold each)
@@ -26,14 +37,28 @@
  */
 #include "jetstream.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void jetstream_settings_free(jetstream_settings *s) {
     transport_free_list(s->servers);
     transport_free_list(s->subjects);
     free(s->credentials);
+    free(s->tls_ca);
+    free(s->tls_cert);
+    free(s->tls_key);
+    free(s->tls_hostname);
+    free(s->user);
+    if (s->password) {
+        memset(s->password, 0, strlen(s->password));
+        free(s->password);
+    }
     free(s->stream);
     free(s->filter);
     free(s->durable);
@@ -74,6 +99,81 @@ static bool is_subject(const char *s) {
     return true;
 }
 
+/* Whether the file of secrets `path` (setting `key`) is a regular file that
+ * only its owner may read and write; logs why not. */
+static bool is_private(const ph_host *host, const char *key, const char *path) {
+    struct stat info;
+    if (lstat(path, &info) != 0) {
+        transport_log(host, PH_LOG_ERROR, "setting %s: %s: %s", key, path, strerror(errno));
+        return false;
+    }
+    if (!S_ISREG(info.st_mode)) {
+        transport_log(host, PH_LOG_ERROR, "setting %s: %s is not a regular file (a symbolic link is not followed)", key, path);
+        return false;
+    }
+    if (info.st_mode & 077) {
+        transport_log(host, PH_LOG_ERROR,
+                      "setting %s: %s holds secrets and its group or others may use it (mode %03o); chmod 600 it",
+                      key, path, (unsigned)(info.st_mode & 0777));
+        return false;
+    }
+    return true;
+}
+
+/* The password in `path`: its first line, 1 to 1024 bytes; NULL (logged) when not. */
+static char *read_password(const ph_host *host, const char *path) {
+    if (!is_private(host, "password_file", path)) return NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        transport_log(host, PH_LOG_ERROR, "setting password_file: %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char buffer[1026];
+    ssize_t length = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    if (length < 0) length = 0;
+    buffer[length] = 0;
+    size_t line = strcspn(buffer, "\r\n");
+    char *password = line > 0 && line <= 1024 ? strndup(buffer, line) : NULL;
+    memset(buffer, 0, sizeof buffer);
+    if (!password)
+        transport_log(host, PH_LOG_ERROR, "setting password_file: %s does not hold a password of 1 to 1024 bytes on its first line", path);
+    return password;
+}
+
+/* The settings of TLS and of who the plugin is: tls_*, user, password_file, credentials. */
+static int read_identity(const ph_host *host, const ph_config *config, jetstream_settings *s, bool *failed) {
+    s->credentials = text(host, config, "credentials", NULL, failed);
+    s->tls_ca = text(host, config, "tls_ca", NULL, failed);
+    s->tls_cert = text(host, config, "tls_cert", NULL, failed);
+    s->tls_key = text(host, config, "tls_key", NULL, failed);
+    s->tls_hostname = text(host, config, "tls_hostname", NULL, failed);
+    s->user = text(host, config, "user", NULL, failed);
+    char *password_file = text(host, config, "password_file", NULL, failed);
+    if (*failed) {
+        free(password_file);
+        return -1;
+    }
+    int result = 0;
+    if (!s->tls_cert != !s->tls_key) {
+        host->log(host, PH_LOG_ERROR, "settings tls_cert and tls_key: one without the other (mutual TLS takes both)");
+        result = -1;
+    } else if (!s->user != !password_file) {
+        host->log(host, PH_LOG_ERROR, "settings user and password_file: one without the other");
+        result = -1;
+    } else if (s->user && s->credentials) {
+        host->log(host, PH_LOG_ERROR, "settings user and credentials: one way to say who the plugin is, not both");
+        result = -1;
+    } else if ((s->credentials && !is_private(host, "credentials", s->credentials)) ||
+               (s->tls_key && !is_private(host, "tls_key", s->tls_key))) {
+        result = -1;
+    } else if (password_file && !(s->password = read_password(host, password_file))) {
+        result = -1;
+    }
+    free(password_file);
+    return result;
+}
+
 static int read_back_off(const ph_host *host, const char *value, jetstream_settings *s) {
     char **items = transport_split_list(value);
     if (!items) return -1;
@@ -101,7 +201,6 @@ static int read_names(const ph_host *host, const ph_config *config, jetstream_se
     s->servers = transport_split_list(servers && *servers ? servers : "nats://127.0.0.1:4222");
     const char *subjects = host->config_get(config, "subjects");
     s->subjects = transport_split_list(subjects ? subjects : "");
-    s->credentials = text(host, config, "credentials", NULL, failed);
     s->stream = text(host, config, "stream", NULL, failed);
     s->filter = text(host, config, "filter", NULL, failed);
     s->durable = text(host, config, "durable", "pushhost", failed);
@@ -148,7 +247,7 @@ int jetstream_settings_read(const ph_host *host, const ph_config *config, jetstr
     const char *back_off = host->config_get(config, "back_off");
     const bool ack_wait_set = host->config_get(config, "ack_wait") && *host->config_get(config, "ack_wait");
     const bool max_deliver_set = host->config_get(config, "max_deliver") && *host->config_get(config, "max_deliver");
-    if (read_names(host, config, &s, &failed) < 0 ||
+    if (read_names(host, config, &s, &failed) < 0 || read_identity(host, config, &s, &failed) < 0 ||
         transport_read_number(host, config, "batch", 16, 1, 1024, "records", &batch) < 0 ||
         transport_read_number(host, config, "ack_wait", 30, 0.1, 86400, "seconds", &ack_wait) < 0 ||
         transport_read_number(host, config, "max_deliver", 5, -1, 1000000, "deliveries", &max_deliver) < 0 ||

@@ -21,6 +21,10 @@
  *                                   {"messages","pending","ack_pending","redelivered","delivered"}:
  *                                   delivered counts every delivery, redeliveries too
  *
+ * With JETSTREAM_TLS_CA (a CA file) it connects over TLS, with
+ * JETSTREAM_TLS_CERT and JETSTREAM_TLS_KEY as a client certificate, and
+ * with JETSTREAM_USER and JETSTREAM_PASSWORD as that user.
+ *
  * Exit 0, or 1 with the reason on stderr.
  */
 #define _GNU_SOURCE
@@ -195,6 +199,22 @@ static int info(jsCtx *js, const char *stream, const char *consumer) {
     return 0;
 }
 
+/* Connects to url, as the environment says (TLS, a user). */
+static natsStatus connect_to(natsConnection **connection, const char *url) {
+    natsOptions *o = NULL;
+    natsStatus status = natsOptions_Create(&o);
+    const char *ca = getenv("JETSTREAM_TLS_CA"), *cert = getenv("JETSTREAM_TLS_CERT"), *key = getenv("JETSTREAM_TLS_KEY");
+    const char *user = getenv("JETSTREAM_USER"), *password = getenv("JETSTREAM_PASSWORD");
+    if (status == NATS_OK) status = natsOptions_SetURL(o, url);
+    if (status == NATS_OK && ca) status = natsOptions_SetSecure(o, true);
+    if (status == NATS_OK && ca) status = natsOptions_LoadCATrustedCertificates(o, ca);
+    if (status == NATS_OK && cert && key) status = natsOptions_LoadCertificatesChain(o, cert, key);
+    if (status == NATS_OK && user) status = natsOptions_SetUserInfo(o, user, password);
+    if (status == NATS_OK) status = natsConnection_Connect(connection, o);
+    natsOptions_Destroy(o);
+    return status;
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | info|delete URL STREAM CONSUMER\n");
@@ -202,7 +222,7 @@ int main(int argc, char **argv) {
     }
     natsConnection *connection = NULL;
     jsCtx *js = NULL;
-    natsStatus status = natsConnection_ConnectTo(&connection, argv[2]);
+    natsStatus status = connect_to(&connection, argv[2]);
     if (status != NATS_OK) return fail("connect", status);
     jsOptions options;
     jsOptions_Init(&options);

@@ -7,6 +7,9 @@ import Testing
 final class NatsServer {
     private let scratch: Scratch
     private let mappings: [String: String]
+    /// More of its configuration (TLS, users), and how the test's client connects then.
+    private let extra: String
+    let clientEnvironment: [String: String]
     private var process: Process?
     private var starts = 0
     private(set) var port = -1
@@ -15,9 +18,11 @@ final class NatsServer {
 
     /// Starts the server; `mappings` are subject mappings of its account
     /// (`"orders.*": "orders.{{partition(2,1)}}.{{wildcard(1)}}"`).
-    init(_ scratch: Scratch, mappings: [String: String] = [:]) throws {
+    init(_ scratch: Scratch, mappings: [String: String] = [:], extra: String = "", clientEnvironment: [String: String] = [:]) throws {
         self.scratch = scratch
         self.mappings = mappings
+        self.extra = extra
+        self.clientEnvironment = clientEnvironment
         try start()
     }
 
@@ -40,6 +45,7 @@ final class NatsServer {
             mappings {
             \(mapped)
             }
+            \(extra)
 
             """)
         let log = scratch.file("nats/server-\(starts).log")
@@ -66,7 +72,7 @@ final class NatsServer {
     /// stored; with `subject` nil each record is "SUBJECT JSON".
     func publish(_ records: [String], to subject: String? = nil) throws {
         let result = try Command.run(try NatsPlugin.tool(), ["publish", url, subject ?? "-"],
-                                     stdin: records.joined(separator: "\n") + "\n")
+                                     stdin: records.joined(separator: "\n") + "\n", environment: clientEnvironment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(clientEnvironment) { $1 })
         try #require(result.status == 0, "jetstream publish: \(result.rawStderr)")
     }
 
