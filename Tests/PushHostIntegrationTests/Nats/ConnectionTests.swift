@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The stream and consumer as the settings describe them, and the connection
 /// when the server goes away and comes back.
@@ -55,8 +58,9 @@ struct ConnectionTests {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
         let garbage = try scratch.write("garbage.creds", "not a credentials file\n")
+        chmod(garbage, 0o600)
         let cases = [
-            (scratch.file("missing.creds"), "error nats: cannot connect to \(server.url): error opening file '\(scratch.file("missing.creds"))': No such file or directory"),
+            (scratch.file("missing.creds"), "error nats: setting credentials: \(scratch.file("missing.creds")): No such file or directory"),
             (garbage, "error nats: cannot connect to \(server.url): no nkey user seed found in '\(garbage)'"),
         ]
         for (index, (file, line)) in cases.enumerated() {
