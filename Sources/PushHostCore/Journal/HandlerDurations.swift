@@ -16,6 +16,8 @@ final class HandlerDurations: @unchecked Sendable {
         1_000_000, 2_500_000, 5_000_000, 10_000_000, 25_000_000, 50_000_000, 100_000_000, 250_000_000, 500_000_000,
         1_000_000_000, 2_500_000_000, 5_000_000_000, 10_000_000_000, 30_000_000_000,
     ]
+    /// The same bounds in seconds, as the text writes them.
+    private static let seconds = bounds.map { Double($0) / 1e9 }
     /// The handlers a plugin can have, by `PluginHandler.rawValue` (1 to `handlerKinds`).
     static let handlerKinds = 10
     /// One series' cells: a count per bound, one over the last bound, and the sum in ticks.
@@ -101,15 +103,9 @@ final class HandlerDurations: @unchecked Sendable {
                 let sum = UnsafeAtomic<UInt64>(at: first + Self.stride - 1).load(ordering: .relaxed)
                 let total = counts.reduce(0, &+)
                 guard total > 0 || plugin.handlers.contains(handler) else { continue }
-                let labels = "plugin=\"\(plugin.name)\",handler=\"\(handler.name)\""
-                var cumulative: UInt64 = 0
-                for (index, bound) in Self.bounds.enumerated() {
-                    cumulative &+= counts[index]
-                    text += "\(name)_bucket{\(labels),le=\"\(Double(bound) / 1e9)\"} \(cumulative)\n"
-                }
-                text += "\(name)_bucket{\(labels),le=\"+Inf\"} \(total)\n"
-                text += "\(name)_sum{\(labels)} \(Double(sum) / rate.perNanosecond / 1e9)\n"
-                text += "\(name)_count{\(labels)} \(total)\n"
+                PrometheusText.histogram(
+                    name, labels: "plugin=\"\(plugin.name)\",handler=\"\(handler.name)\"", bounds: Self.seconds, counts: counts,
+                    sum: Double(sum) / rate.perNanosecond / 1e9, into: &text)
             }
         }
     }

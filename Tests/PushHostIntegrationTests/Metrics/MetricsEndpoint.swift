@@ -86,33 +86,30 @@ enum MetricsEndpoint {
     /// Reads until the peer closes (or resets) the connection; nil when
     /// the read timed out first.
     static func readToEnd(_ fd: Int32) -> [UInt8]? {
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                data += buffer[0..<count]
-            } else if count == 0 || errno == ECONNRESET {
-                return data
-            } else if errno != EINTR {
-                return nil
-            }
-        }
+        receive(fd) { _ in false }
     }
 
     /// Reads one answer: until its head and the body its Content-Length
     /// announces are in, or the peer closes (or resets) the connection;
     /// nil when the read timed out first.
     static func readAnswer(_ fd: Int32) -> [UInt8]? {
+        receive(fd) { data in
+            guard let split = (0..<max(0, data.count - 3)).first(where: { data[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }) else {
+                return false
+            }
+            let head = String(decoding: data[..<split], as: UTF8.self).lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            return data.count >= split + 4 + length
+        }
+    }
+
+    /// Reads until `enough` says so of what came, or the peer closes (or
+    /// resets) the connection; nil when the read timed out first.
+    private static func receive(_ fd: Int32, until enough: ([UInt8]) -> Bool) -> [UInt8]? {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            if let split = (0..<max(0, data.count - 3)).first(where: { data[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }) {
-                let head = String(decoding: data[..<split], as: UTF8.self).lowercased()
-                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                if data.count >= split + 4 + length { return data }
-            }
+        while !enough(data) {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 data += buffer[0..<count]
@@ -122,6 +119,7 @@ enum MetricsEndpoint {
                 return nil
             }
         }
+        return data
     }
 
     /// Whether the peer has closed `fd` (a read would see its end or a

@@ -96,6 +96,21 @@ import Testing
         #expect(host.process.stop() == .status(0), "\(host.stderr)")
     }
 
+    /// A plugin disabled after its worker crashed: its gauge is no longer
+    /// served (its value died with the worker), its counter still is.
+    @Test func aDeadWorkersGaugeIsNotServed() throws {
+        let scratch = try Scratch()
+        let plugin = try scratch.plugin("libcounting.so", try PluginSource.fixture("metrics-counting"))
+        let host = try MetricsHost(scratch, ["--plugin", plugin, "--isolate", "counting-bg", "--worker-crash-limit", "0"])
+        host.feed(Self.messages(["abc"]))
+        #expect(try eventually(timeout: .seconds(15)) { try host.scrape()["counting_bg_last_title_bytes"] == 3 })
+        host.feed([#"{"message_id":"boom","data":{"crash":"yes"}}"#])
+        #expect(try eventually(timeout: .seconds(15)) { try host.scrape()["pushhost_plugin_disabled", ["plugin": "counting-bg"]] == 1 })
+        #expect(try eventually(timeout: .seconds(15)) { try host.scrape()["counting_bg_last_title_bytes"] == nil })
+        #expect(try host.scrape()["counting_bg_seen_total", Self.message] == 1)
+        #expect(host.process.stop() == .status(0), "\(host.stderr)")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") || ProcessInfo.processInfo.environment["CI"] == "true"))
     func promtoolTakesThePluginsFamilies() throws {
         let scratch = try Scratch()

@@ -87,45 +87,18 @@ final class PluginMetrics: @unchecked Sendable {
         let families = state.withLock { state in state.order.map { state.families[$0]! } }
         for family in families {
             let name = family.first.fullName
-            text += "# HELP \(name) \(Self.escaped(family.first.help, quotes: false))\n"
+            text += "# HELP \(name) \(PrometheusText.escaped(family.first.help, quotes: false))\n"
             text += "# TYPE \(name) \(family.first.kind.word)\n"
             for series in family.series where series.isServed {
-                let labels = zip(series.declaration.labelNames, series.declaration.labelValues).map { "\($0)=\"\(Self.escaped($1, quotes: true))\"" }
-                let plain = labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}"
+                let labels = zip(series.declaration.labelNames, series.declaration.labelValues)
+                    .map { "\($0)=\"\(PrometheusText.escaped($1, quotes: true))\"" }.joined(separator: ",")
                 guard family.first.kind == .histogram else {
-                    text += "\(name)\(plain) \(Self.number(series.current))\n"
+                    text += "\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(PrometheusText.number(series.current))\n"
                     continue
                 }
-                let counts = series.bucketCounts
-                var cumulative: UInt64 = 0
-                for (index, bound) in series.declaration.buckets.enumerated() {
-                    cumulative &+= counts[index]
-                    text += "\(name)_bucket{\((labels + ["le=\"\(Self.number(bound))\""]).joined(separator: ","))} \(cumulative)\n"
-                }
-                cumulative &+= counts[counts.count - 1]
-                text += "\(name)_bucket{\((labels + ["le=\"+Inf\""]).joined(separator: ","))} \(cumulative)\n"
-                text += "\(name)_sum\(plain) \(Self.number(series.current))\n"
-                text += "\(name)_count\(plain) \(cumulative)\n"
+                PrometheusText.histogram(
+                    name, labels: labels, bounds: series.declaration.buckets, counts: series.bucketCounts, sum: series.current, into: &text)
             }
         }
-    }
-
-    /// A label value (`quotes`) or help text as the text format escapes it.
-    private static func escaped(_ text: String, quotes: Bool) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\"" where quotes: out += "\\\""
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
-
-    /// A number as the text format writes it.
-    private static func number(_ value: Double) -> String {
-        value.isInfinite ? (value > 0 ? "+Inf" : "-Inf") : value.isNaN ? "NaN" : "\(value)"
     }
 }
