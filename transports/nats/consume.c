@@ -75,8 +75,12 @@ static int submit(jetstream_consumer *c, natsMsg *record) {
     return -1;
 }
 
-/* How many records the next fetch asks for. */
+/* How many records the next fetch asks for. A partition's consumer hands
+ * out one record at a time (MaxAckPending 1): a fetch for more would wait
+ * its whole FETCH_WAIT_MS for records the server cannot send before this
+ * one is settled. */
 static int fetch_size(jetstream_plugin *self) {
+    if (self->settings.partitions > 0) return 1;
     pthread_mutex_lock(&self->lock);
     const int room = self->host_limit - self->in_host;
     pthread_mutex_unlock(&self->lock);
