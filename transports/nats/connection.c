@@ -50,6 +50,10 @@ static void on_reconnected(natsConnection *connection, void *closure) {
     atomic_store(&self->connected, true);
     if (!atomic_load(&self->closing)) transport_metric_set(self->metrics.table, self->metrics.connected, 1);
     transport_log(self->host, PH_LOG_INFO, "connected again to %s", self->url);
+    /* The sweeper (sweep.c), waiting for the connection, reads the advisories at once. */
+    pthread_mutex_lock(&self->lock);
+    pthread_cond_broadcast(&self->changed);
+    pthread_mutex_unlock(&self->lock);
 }
 
 /* Waits 0.1 s after the first failed round over the servers, doubling to 5 s. */
@@ -74,6 +78,7 @@ static natsStatus make_options(jetstream_plugin *self) {
     if (status == NATS_OK) status = natsOptions_SetReconnectedCB(o, on_reconnected, self);
     if (status == NATS_OK && s->credentials) status = natsOptions_SetUserCredentialsFromFiles(o, s->credentials, NULL);
     if (status == NATS_OK && s->user) status = natsOptions_SetUserInfo(o, s->user, s->password);
+    if (status == NATS_OK && s->nkey_seed_file) status = natsOptions_SetNKeyFromSeed(o, s->nkey_public, s->nkey_seed_file);
     if (status == NATS_OK && (s->tls_ca || s->tls_cert)) status = natsOptions_SetSecure(o, true);
     if (status == NATS_OK && s->tls_ca) status = natsOptions_LoadCATrustedCertificates(o, s->tls_ca);
     if (status == NATS_OK && s->tls_cert) status = natsOptions_LoadCertificatesChain(o, s->tls_cert, s->tls_key);
@@ -92,6 +97,12 @@ int jetstream_connect(jetstream_plugin *self) {
     /* A first try says why it fails: only when no server answers does the
      * plugin go on and keep trying; bad credentials or a refusal end the start. */
     status = natsConnection_Connect(&self->connection, self->options);
+    /* libnats 3.4 leaves out a signature whose first byte is 0 (fixed in
+     * 3.8): one login in 256 with an NKey or a .creds file is refused. A new
+     * try signs the server's new challenge; a key that is wrong fails again. */
+    const bool signs = self->settings.nkey_seed_file || self->settings.credentials;
+    for (int again = 0; signs && status == NATS_CONNECTION_AUTH_FAILED && again < 2; again++)
+        status = natsConnection_Connect(&self->connection, self->options);
     if (status == NATS_OK) {
         on_connected(self->connection, self);
     } else if (status == NATS_NO_SERVER) {

@@ -52,7 +52,7 @@ static void count_fetched(jetstream_plugin *self, const natsMsgList *list) {
 /* Hands one record to the host: 0 taken, 1 taken after waiting for the
  * full host, -1 not taken (no memory, or the host is stopping: then no
  * consumer fetches again, so none fetches a record only to give it back). */
-static int submit(jetstream_consumer *c, natsMsg *record) {
+static int submit(jetstream_consumer *c, natsMsg *record, uint64_t fetched_ms) {
     jetstream_plugin *self = c->plugin;
     jetstream_job *job = calloc(1, sizeof *job);
     if (!job) return -1;
@@ -60,7 +60,7 @@ static int submit(jetstream_consumer *c, natsMsg *record) {
     job->consumer = c;
     const char *data = natsMsg_GetData(record) ? natsMsg_GetData(record) : "";
     const size_t length = (size_t)natsMsg_GetDataLength(record);
-    jetstream_under_way(self, job);
+    jetstream_under_way(self, job, fetched_ms);
     int answer = self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, jetstream_record_done, job);
     if (answer == 1) {
         pthread_mutex_lock(&self->lock);
@@ -112,6 +112,7 @@ void *jetstream_consume_main(void *p) {
         natsMsgList list = {0};
         jsErrCode code = 0;
         const int size = fetch_size(self);
+        const uint64_t asked = transport_now_ms();
         natsStatus status = natsSubscription_Fetch(&list, c->pull, size, FETCH_WAIT_MS, &code);
         if (status == NATS_TIMEOUT) continue;
         if (status != NATS_OK) {
@@ -129,7 +130,7 @@ void *jetstream_consume_main(void *p) {
         for (int i = 0; i < list.Count; i++) {
             natsMsg *record = list.Msgs[i];
             list.Msgs[i] = NULL;
-            const int answer = atomic_load(&self->submitting) ? submit(c, record) : -1;
+            const int answer = atomic_load(&self->submitting) ? submit(c, record, asked) : -1;
             if (answer < 0) jetstream_give_back(self, record);
             full = full || answer == 1;
         }

@@ -22,16 +22,21 @@
  * never more than batch: once the host answered full, as many as it
  * finished since, and one more for each fetch it took whole.
  *
- * A record whose instance died on its last delivery is never settled: the
- * server's MAX_DELIVERIES advisory names it, and one instance (a queue
- * group) copies it from the stream to the dead-letter subject.
+ * A record whose instance died on its last delivery (max_deliver) has no
+ * done, and the server delivers it no more: the server's MAX_DELIVERIES
+ * advisory names it, a stream STREAM_DURABLE_ADVISORIES keeps the
+ * advisories whoever listens, and one instance (a durable consumer shared
+ * by all) copies the record to the dead-letter subject, then acks the
+ * advisory (sweep.c says why not from the server's state of the records).
  *
  *   plugin.c      the descriptor, create/destroy, the source role
  *   settings.c    the settings
+ *   nkey.c        an NKey seed's public key (libcrypto's Ed25519)
  *   connection.c  the connection: servers, credentials, reconnecting, its log lines
  *   setup.c       the stream and consumers: checked, or created when told to
  *   consume.c     [one thread per consumer] fetch, submit
- *   settle.c      Ack (from done); on the settling thread Nak, Term, InProgress, the dead-letter subject
+ *   settle.c      [one thread] Ack, Nak, Term, InProgress once the server answers; the dead-letter subject
+ *   sweep.c       [one thread] the MAX_DELIVERIES advisories: records stranded on their last delivery
  *   ../common     settings, formats, log lines (a problem once while it lasts), the clock, metrics
  *
  * Its own metrics (ph.metrics/1, registered in create; none when the host
@@ -39,7 +44,9 @@
  * fetched), redelivered_total (of those, the ones delivered before),
  * acked_total, naked_total, terminated_total (each a call the client
  * library took), dead_lettered_total (copies stored on the dead-letter
- * subject), and the gauge connected (1 while connected to a server).
+ * subject), lapsed_total (records not settled because the server did not
+ * answer within their ack_wait), and the gauge connected (1 while
+ * connected to a server).
  */
 #ifndef JETSTREAM_H
 #define JETSTREAM_H
@@ -66,6 +73,8 @@ typedef struct jetstream_settings {
     char *tls_hostname;    /* the name the server's certificate must carry, or NULL for the URL's host */
     char *user;            /* a user name, with password */
     char *password;        /* read from password_file, never a setting itself */
+    char *nkey_seed_file;  /* a file holding a user NKey seed, or NULL; libnats reads it at each connect */
+    char nkey_public[57];  /* its public key (U..., JETSTREAM_NKEY_PUBLIC_SIZE), derived from the seed */
     char *stream;
     char **subjects;       /* the stream's subjects (empty: not checked) */
     char *filter;          /* the consumer's filter subject, or NULL; with partitions it has {partition} */
@@ -78,6 +87,8 @@ typedef struct jetstream_settings {
     char *dead_letter;     /* a subject, or NULL */
     bool create;           /* create the stream and consumers when missing */
     int partitions;        /* 0: one consumer; N: N consumers with MaxAckPending 1 */
+    int replicas;          /* the streams' replicas: checked when set, 1 when creating; 0 unset */
+    int64_t max_ack_pending; /* the consumer's MaxAckPending: checked when set; 0 unset (the server's) */
 } jetstream_settings;
 
 struct jetstream_plugin;
@@ -88,29 +99,29 @@ typedef struct jetstream_consumer {
     char *name;
     char *filter;                 /* or NULL */
     natsSubscription *pull;       /* bound to the durable consumer, once set up */
-    natsSubscription *advisories; /* MAX_DELIVERIES, in a queue group of the instances */
     pthread_t thread;
     bool thread_running;
 } jetstream_consumer;
 
-/* Work for the settling thread: a record the host is done with, or one the
- * server gave up on (an advisory). */
+/* Work for the settling thread: a record the host is done with. */
 typedef struct jetstream_job {
     struct jetstream_job *next;
     struct jetstream_job *under_way_prev, *under_way_next; /* in the host: the list InProgress goes to */
-    natsMsg *record;     /* the delivered record, or NULL for an advisory */
+    natsMsg *record;     /* the delivered record */
     ph_result result;
     char *report;        /* the report line (copied), or NULL */
-    uint64_t sequence;   /* an advisory's stream sequence */
-    uint64_t deliveries; /* an advisory's delivery count */
     jetstream_consumer *consumer;
+    uint64_t owned_until_ms; /* CLOCK_MONOTONIC: after it, the server may have delivered the record to
+                                another instance (ack_wait since the fetch or the last InProgress it
+                                answered for); UINT64_MAX while ack_wait is unknown */
+    uint64_t round;          /* the InProgress round that last named it */
 } jetstream_job;
 
 /* The plugin's own metrics: each NULL when the host has no ph.metrics/1
  * (or refused it), and then never counted. Set in create, then only read. */
 typedef struct jetstream_metrics {
     const ph_metrics *table;
-    ph_metric *fetched, *redelivered, *acked, *naked, *terminated, *dead_lettered;
+    ph_metric *fetched, *redelivered, *acked, *naked, *terminated, *dead_lettered, *lapsed;
     ph_metric *connected; /* a gauge */
 } jetstream_metrics;
 
@@ -143,14 +154,29 @@ typedef struct jetstream_plugin {
     int host_limit;            /* how many records the host may hold: in_host when it last answered
                                   full, one more for each fetch it took whole since; from 1 (INT_MAX
                                   for a host that never answers full) */
+    uint64_t round;            /* InProgress rounds said so far [the settling thread] */
     bool settling;             /* the settling thread runs */
     bool ending;               /* destroy asks it to finish the jobs and end */
     pthread_t settler;
+
+    /* sweep.c: the MAX_DELIVERIES advisories */
+    char *advisory_stream;            /* STREAM_DURABLE_ADVISORIES, once set up */
+    natsSubscription *advisories;     /* bound to its durable consumer DURABLE, once set up */
+    char *sweep_said;                 /* the last sweeping problem logged [the sweeper] */
+    pthread_t sweeper;
+    bool sweeping;                    /* the sweeper thread runs */
 } jetstream_plugin;
 
 /* settings.c: reads them all; 0, or -1 (logged). jetstream_settings_free frees them. */
 int jetstream_settings_read(const ph_host *host, const ph_config *config, jetstream_settings *out);
+/* The replicas of a stream the plugin creates. */
+static inline int64_t jetstream_replicas(const jetstream_settings *s) { return s->replicas ? s->replicas : 1; }
 void jetstream_settings_free(jetstream_settings *s);
+
+/* nkey.c: the public key (U..., and a NUL) of the user NKey seed `seed`
+ * (SU...) into public_key; NULL, or why `seed` is not a user seed. */
+#define JETSTREAM_NKEY_PUBLIC_SIZE 57
+const char *jetstream_nkey_user_public(const char *seed, char public_key[JETSTREAM_NKEY_PUBLIC_SIZE]);
 
 /* connection.c: connects, or starts trying in the background when no
  * server answers. 0, or -1 (logged). */
@@ -173,18 +199,34 @@ int jetstream_wait_ready(jetstream_plugin *self);
 /* consume.c: the thread of one consumer. */
 void *jetstream_consume_main(void *consumer);
 
-/* settle.c: a record goes to the host, and comes back in its done (ctx: its jetstream_job). */
-void jetstream_under_way(jetstream_plugin *self, jetstream_job *job);
+/* settle.c: a record goes to the host, and comes back in its done (ctx: its jetstream_job).
+ * fetched_ms: when the fetch that brought it was asked for. */
+void jetstream_under_way(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms);
 void jetstream_not_under_way(jetstream_plugin *self, jetstream_job *job);
 void jetstream_record_done(void *job, ph_result result, const char *report_line);
 /* Queues a job for the settling thread. */
 void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job);
-/* A MAX_DELIVERIES advisory (a natsMsgHandler; closure: the consumer). */
-void jetstream_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer);
 void *jetstream_settle_main(void *self);
+/* The record at sequence, which the server stopped delivering after
+ * `deliveries` with no done (MAX_DELIVERIES): copied from the stream to the
+ * dead-letter subject (or logged and dropped without one), and removed from
+ * a work queue. 0 when settled, or gone already; -1 when the server did not
+ * answer or the copy failed (logged): try again later. [any thread] */
+int jetstream_settle_exhausted(jetstream_plugin *self, uint64_t sequence, uint64_t deliveries);
 /* Naks a record at once (it was fetched but never submitted) and frees it. */
 void jetstream_give_back(jetstream_plugin *self, natsMsg *record);
 /* Counts one on metric (of self->metrics) when status is NATS_OK. */
 void jetstream_count(jetstream_plugin *self, ph_metric *metric, natsStatus status);
+
+/* sweep.c: the stream of the MAX_DELIVERIES advisories and its consumer,
+ * checked (created with create=true), and a pull subscription bound to it;
+ * NULL, or the problem (free it). Called by setup after the consumers. */
+char *jetstream_sweep_setup(jetstream_plugin *self);
+/* Drops the pull subscription (a setup that failed); jetstream_sweep_free all of it (destroy). */
+void jetstream_sweep_release(jetstream_plugin *self);
+void jetstream_sweep_free(jetstream_plugin *self);
+/* The sweeper thread: from setup until stop, each advisory's record
+ * dead-lettered (jetstream_settle_exhausted), then the advisory acked. */
+void *jetstream_sweep_main(void *self);
 
 #endif

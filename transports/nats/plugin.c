@@ -4,8 +4,9 @@
  * start connects and sets up the stream and consumers; a server that
  * disagrees with the settings refuses the start (the host exits 1) with
  * the reason. When no server answers yet, it starts anyway and sets up
- * once one does. Then one thread per consumer pulls records (consume.c)
- * and one settles them (settle.c).
+ * once one does. Then one thread per consumer pulls records (consume.c),
+ * one settles them (settle.c), and one dead-letters the records stranded on
+ * their last delivery, from the server's MAX_DELIVERIES advisories (sweep.c).
  *
  * stop ends the pulling within a fetch's wait (250 ms) and gives back
  * what was fetched and not submitted; the records the host still drains
@@ -63,6 +64,8 @@ static void register_metrics(jetstream_plugin *self) {
                                      "Records the server was told never to deliver again (Term): rejected, or failed on the last delivery.");
     m->dead_lettered = transport_metric(host, m->table, PH_METRIC_COUNTER, "dead_lettered_total",
                                         "Records copied to the dead-letter subject.");
+    m->lapsed = transport_metric(host, m->table, PH_METRIC_COUNTER, "lapsed_total",
+                                 "Records not settled here: held past ack_wait while the server did not answer, so it delivers them again.");
     m->connected = transport_metric(host, m->table, PH_METRIC_GAUGE, "connected",
                                     "1 while connected to a NATS server, else 0.");
     transport_metric_set(m->table, m->connected, 0);
@@ -123,6 +126,11 @@ static int jetstream_start(void *p) {
     atomic_store(&self->submitting, true);
     if (start_thread(self, &self->settler, jetstream_settle_main, self) < 0) return -1;
     self->settling = true;
+    if (start_thread(self, &self->sweeper, jetstream_sweep_main, self) < 0) {
+        jetstream_stop(self);
+        return -1;
+    }
+    self->sweeping = true;
     for (int i = 0; i < self->consumer_count; i++) {
         jetstream_consumer *c = &self->consumers[i];
         if (start_thread(self, &c->thread, jetstream_consume_main, c) < 0) {
@@ -145,6 +153,10 @@ static void jetstream_stop(void *p) {
             pthread_join(self->consumers[i].thread, NULL);
             self->consumers[i].thread_running = false;
         }
+    if (self->sweeping) {
+        pthread_join(self->sweeper, NULL);
+        self->sweeping = false;
+    }
 }
 
 static void jetstream_destroy(void *p) {
@@ -160,12 +172,11 @@ static void jetstream_destroy(void *p) {
     }
     for (int i = 0; i < self->consumer_count; i++) {
         jetstream_consumer *c = &self->consumers[i];
-        if (c->advisories) natsSubscription_Unsubscribe(c->advisories);
-        natsSubscription_Destroy(c->advisories);
         natsSubscription_Destroy(c->pull);
         free(c->name);
         free(c->filter);
     }
+    jetstream_sweep_free(self);
     jetstream_disconnect(self);
     free(self->consumers);
     free(self->said);

@@ -12,8 +12,14 @@
  *                  the URL's host)
  *   user           a user name; with password_file
  *   password_file  a file holding the password (never on the command line)
- * A file of secrets (credentials, tls_key, password_file) that its group or
- * others may read or write is refused, as the host refuses such plugin files.
+ *   nkey_seed_file a file holding a user NKey seed (SU..., its first line
+ *                  that is not a ----- marker): the server knows the user
+ *                  by its public key (U...), which the plugin derives from
+ *                  the seed; libnats signs the server's challenge with it
+ * One of user, credentials and nkey_seed_file says who the plugin is.
+ * A file of secrets (credentials, tls_key, password_file, nkey_seed_file)
+ * that its group or others may read or write is refused, as the host
+ * refuses such plugin files.
  *   stream         the stream's name (required)
  *   subjects       the stream's subjects, comma-separated (required with
  *                  create; otherwise the stream must hold each)
@@ -34,6 +40,12 @@
  *                  consumers, and a stream NAME_DEAD for dead_letter when missing
  *   partitions     N (1 to 64): per-key order, one consumer per partition
  *                  with MaxAckPending 1 (default 0: one consumer, no order)
+ *   replicas       copies the server cluster keeps of each stream the plugin
+ *                  creates, 1 to 5 (default 1); when set, a stream that
+ *                  exists must have as many
+ *   max_ack_pending  records the consumer hands out before it waits for
+ *                  Acks, 1 to 100,000 (default: the consumer's; the
+ *                  server's 1,000 when creating); not with partitions
  */
 #include "jetstream.h"
 
@@ -55,8 +67,9 @@ void jetstream_settings_free(jetstream_settings *s) {
     free(s->tls_key);
     free(s->tls_hostname);
     free(s->user);
+    free(s->nkey_seed_file);
     if (s->password) {
-        memset(s->password, 0, strlen(s->password));
+        explicit_bzero(s->password, strlen(s->password));
         free(s->password);
     }
     free(s->stream);
@@ -135,13 +148,66 @@ static char *read_password(const ph_host *host, const char *path) {
     buffer[length] = 0;
     size_t line = strcspn(buffer, "\r\n");
     char *password = line > 0 && line <= 1024 ? strndup(buffer, line) : NULL;
-    memset(buffer, 0, sizeof buffer);
+    explicit_bzero(buffer, sizeof buffer);
     if (!password)
         transport_log(host, PH_LOG_ERROR, "setting password_file: %s does not hold a password of 1 to 1024 bytes on its first line", path);
     return password;
 }
 
-/* The settings of TLS and of who the plugin is: tls_*, user, password_file, credentials. */
+/* The seed in `text`: its first line that is neither blank nor a ----- marker
+ * (of a decorated file), blanks around it cut, ended in place; NULL when none. */
+static char *seed_line(char *text) {
+    for (char *line = text; *line;) {
+        line += strspn(line, " \t\r\n");
+        size_t length = strcspn(line, "\r\n");
+        if (length > 0 && strncmp(line, "-----", 5) != 0) {
+            while (length > 0 && (line[length - 1] == ' ' || line[length - 1] == '\t')) length--;
+            line[length] = 0;
+            return line;
+        }
+        line += length;
+    }
+    return NULL;
+}
+
+/* The public key of the user NKey seed in s->nkey_seed_file, into
+ * s->nkey_public; 0, or -1 (logged). The seed read is wiped. */
+static int read_nkey_seed(const ph_host *host, jetstream_settings *s) {
+    const char *path = s->nkey_seed_file;
+    if (!is_private(host, "nkey_seed_file", path)) return -1;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        transport_log(host, PH_LOG_ERROR, "setting nkey_seed_file: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char buffer[4096];
+    ssize_t length = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    if (length < 0) length = 0;
+    buffer[length] = 0;
+    const char *seed = seed_line(buffer);
+    const char *reason = seed ? jetstream_nkey_user_public(seed, s->nkey_public) : "it is empty";
+    explicit_bzero(buffer, sizeof buffer);
+    if (reason) transport_log(host, PH_LOG_ERROR, "setting nkey_seed_file: %s does not hold a user NKey seed: %s", path, reason);
+    return reason ? -1 : 0;
+}
+
+/* Whether at most one of user, credentials and nkey_seed_file is set; logs two that are. */
+static bool one_identity(const ph_host *host, const jetstream_settings *s) {
+    const char *names[] = {"user", "credentials", "nkey_seed_file"};
+    const bool set[] = {s->user != NULL, s->credentials != NULL, s->nkey_seed_file != NULL};
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++)
+            if (set[a] && set[b]) {
+                transport_log(host, PH_LOG_ERROR, "settings %s and %s: one way to say who the plugin is, not both",
+                              names[a], names[b]);
+                return false;
+            }
+    return true;
+}
+
+/* The settings of TLS and of who the plugin is: tls_*, user, password_file,
+ * credentials, nkey_seed_file. */
 static int read_identity(const ph_host *host, const ph_config *config, jetstream_settings *s, bool *failed) {
     s->credentials = text(host, config, "credentials", NULL, failed);
     s->tls_ca = text(host, config, "tls_ca", NULL, failed);
@@ -149,6 +215,7 @@ static int read_identity(const ph_host *host, const ph_config *config, jetstream
     s->tls_key = text(host, config, "tls_key", NULL, failed);
     s->tls_hostname = text(host, config, "tls_hostname", NULL, failed);
     s->user = text(host, config, "user", NULL, failed);
+    s->nkey_seed_file = text(host, config, "nkey_seed_file", NULL, failed);
     char *password_file = text(host, config, "password_file", NULL, failed);
     if (*failed) {
         free(password_file);
@@ -161,13 +228,14 @@ static int read_identity(const ph_host *host, const ph_config *config, jetstream
     } else if (!s->user != !password_file) {
         host->log(host, PH_LOG_ERROR, "settings user and password_file: one without the other");
         result = -1;
-    } else if (s->user && s->credentials) {
-        host->log(host, PH_LOG_ERROR, "settings user and credentials: one way to say who the plugin is, not both");
+    } else if (!one_identity(host, s)) {
         result = -1;
     } else if ((s->credentials && !is_private(host, "credentials", s->credentials)) ||
                (s->tls_key && !is_private(host, "tls_key", s->tls_key))) {
         result = -1;
     } else if (password_file && !(s->password = read_password(host, password_file))) {
+        result = -1;
+    } else if (s->nkey_seed_file && read_nkey_seed(host, s) < 0) {
         result = -1;
     }
     free(password_file);
@@ -243,7 +311,7 @@ static int read_names(const ph_host *host, const ph_config *config, jetstream_se
 int jetstream_settings_read(const ph_host *host, const ph_config *config, jetstream_settings *out) {
     jetstream_settings s = {0};
     bool failed = false;
-    double batch, ack_wait, max_deliver, partitions;
+    double batch, ack_wait, max_deliver, partitions, replicas, max_ack_pending;
     const char *back_off = host->config_get(config, "back_off");
     const bool ack_wait_set = host->config_get(config, "ack_wait") && *host->config_get(config, "ack_wait");
     const bool max_deliver_set = host->config_get(config, "max_deliver") && *host->config_get(config, "max_deliver");
@@ -252,13 +320,23 @@ int jetstream_settings_read(const ph_host *host, const ph_config *config, jetstr
         transport_read_number(host, config, "ack_wait", 30, 0.1, 86400, "seconds", &ack_wait) < 0 ||
         transport_read_number(host, config, "max_deliver", 5, -1, 1000000, "deliveries", &max_deliver) < 0 ||
         transport_read_number(host, config, "partitions", 0, 0, 64, "partitions", &partitions) < 0 ||
+        transport_read_number(host, config, "replicas", 0, 1, 5, "replicas", &replicas) < 0 ||
+        transport_read_number(host, config, "max_ack_pending", 0, 1, 100000, "records", &max_ack_pending) < 0 ||
         transport_read_flag(host, config, "create", false, &s.create) < 0 ||
         read_back_off(host, back_off && *back_off ? back_off : "1,5,30", &s) < 0)
         goto refused;
-    if (max_deliver == 0 || max_deliver != floor(max_deliver) || partitions != floor(partitions) || batch != floor(batch)) {
-        host->log(host, PH_LOG_ERROR, "settings batch, max_deliver and partitions are whole numbers, and max_deliver is not 0");
+    if (max_deliver == 0 || max_deliver != floor(max_deliver) || partitions != floor(partitions) || batch != floor(batch) ||
+        replicas != floor(replicas) || max_ack_pending != floor(max_ack_pending)) {
+        host->log(host, PH_LOG_ERROR,
+                  "settings batch, max_deliver, partitions, replicas and max_ack_pending are whole numbers, and max_deliver is not 0");
         goto refused;
     }
+    if (partitions > 0 && max_ack_pending > 0) {
+        host->log(host, PH_LOG_ERROR, "settings partitions and max_ack_pending: a partition's consumer hands out one record at a time");
+        goto refused;
+    }
+    s.replicas = (int)replicas;
+    s.max_ack_pending = (int64_t)max_ack_pending;
     s.batch = (int)batch;
     s.partitions = (int)partitions;
     s.ack_wait_ms = ack_wait_set || s.create ? llround(ack_wait * 1000) : 0;

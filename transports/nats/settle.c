@@ -1,17 +1,30 @@
 /*
  * settle.c: what the server learns about each record, once the host is
- * done with it. An Ack is sent from done itself (on the dispatch thread: a
- * buffered write); everything that needs an answer from the server (the
- * delivery count, the dead-letter copy) goes to the settling thread, so
+ * done with it. done queues the record for the settling thread, so that
  * dispatch never waits on the network.
+ *
+ * A record is this instance's only until its ack_wait runs out: from the
+ * fetch, or from the last InProgress the server answered for. After that
+ * the server delivers it again, maybe to another instance, and an Ack,
+ * Nak or Term from here would settle that instance's delivery (the server
+ * goes by the stream sequence). So nothing is sent on a record's behalf
+ * unless the server is heard from first: the settling thread asks it for
+ * an answer (a PING, answered after all that came before) and then
+ * settles what the host finished; while the server does not answer (a
+ * cut link is silent), what is finished waits, and what outlives its
+ * ack_wait is not settled here (logged, counted in lapsed_total): it is
+ * delivered again. InProgress rounds follow the same rule, and a record
+ * is held for another ack_wait only once the server answered after them.
  *
  * A dead-letter copy carries the record's bytes and these headers:
  *   Pushhost-Reason      rejected | failed on each of N deliveries | not done after N deliveries
  *   Pushhost-Report      the host's report line (when there is one)
  *   Pushhost-Stream, Pushhost-Sequence, Pushhost-Subject, Pushhost-Deliveries
  * and Nats-Msg-Id STREAM:SEQUENCE, so that a copy made twice (an instance
- * died between the copy and the Term) is kept once. The record is settled
- * only once its copy is stored; when the copy fails it is retried later.
+ * died between the copy and the Term) is kept once, and counted and logged
+ * once. The record is settled only once its copy is stored; when the copy
+ * fails it is retried later. A record stranded on its last delivery (no
+ * done) comes from sweep.c, which reads the server's MAX_DELIVERIES advisories.
  */
 #include "jetstream.h"
 
@@ -27,7 +40,7 @@ void jetstream_count(jetstream_plugin *self, ph_metric *metric, natsStatus statu
 
 void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_lock(&self->lock);
-    if (self->ending) { /* an advisory after the last job: another instance takes it */
+    if (self->ending) { /* a done after the last job: the record comes back after ack_wait */
         pthread_mutex_unlock(&self->lock);
         natsMsg_Destroy(job->record);
         free(job->report);
@@ -41,7 +54,15 @@ void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_unlock(&self->lock);
 }
 
-void jetstream_under_way(jetstream_plugin *self, jetstream_job *job) {
+/* Whether the record may have gone to another instance by `now` (with a
+ * tenth of ack_wait to spare for the clocks and the way there). */
+static bool lapsed(const jetstream_plugin *self, const jetstream_job *job, uint64_t now) {
+    return job->owned_until_ms != UINT64_MAX && now + (uint64_t)self->settings.ack_wait_ms / 10 >= job->owned_until_ms;
+}
+
+void jetstream_under_way(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms) {
+    const int64_t ack_wait = self->settings.ack_wait_ms;
+    job->owned_until_ms = ack_wait > 0 ? fetched_ms + (uint64_t)ack_wait : UINT64_MAX;
     pthread_mutex_lock(&self->lock);
     job->under_way_next = self->under_way;
     if (self->under_way) self->under_way->under_way_prev = job;
@@ -60,56 +81,52 @@ void jetstream_not_under_way(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_unlock(&self->lock);
 }
 
+/* Whether the server answers: a PING, which it answers (PONG) after all
+ * that was sent before it. Waits a third of ack_wait at most (0.1 to 1 s). */
+static bool server_answers(jetstream_plugin *self) {
+    if (!atomic_load(&self->connected)) return false;
+    int64_t wait = self->settings.ack_wait_ms / 3;
+    wait = wait < 100 ? 100 : wait > 1000 ? 1000 : wait;
+    return natsConnection_FlushTimeout(self->connection, wait) == NATS_OK;
+}
+
 /* Tells the server each record in the host is being worked on, which
- * restarts its ack_wait. Called with the lock held. */
+ * restarts its ack_wait; once it answered after them, each is held for
+ * another ack_wait from when they were sent. Nothing while the server does
+ * not answer, and nothing for a record that may be another's already. */
 static void say_in_progress(jetstream_plugin *self) {
-    for (jetstream_job *job = self->under_way; job; job = job->under_way_next) natsMsg_InProgress(job->record, NULL);
+    pthread_mutex_lock(&self->lock);
+    const bool any = self->under_way != NULL;
+    pthread_mutex_unlock(&self->lock);
+    if (!any || !server_answers(self)) return;
+    const uint64_t sent = transport_now_ms(), round = ++self->round;
+    pthread_mutex_lock(&self->lock);
+    for (jetstream_job *job = self->under_way; job; job = job->under_way_next)
+        if (!lapsed(self, job, sent)) {
+            natsMsg_InProgress(job->record, NULL);
+            job->round = round;
+        }
+    pthread_mutex_unlock(&self->lock);
+    if (!server_answers(self)) return;
+    pthread_mutex_lock(&self->lock);
+    for (jetstream_job *job = self->under_way; job; job = job->under_way_next)
+        if (job->round == round && job->owned_until_ms != UINT64_MAX)
+            job->owned_until_ms = sent + (uint64_t)self->settings.ack_wait_ms;
+    pthread_mutex_unlock(&self->lock);
 }
 
 void jetstream_record_done(void *p, ph_result result, const char *report_line) {
     jetstream_job *job = p;
     jetstream_plugin *self = job->consumer->plugin;
     jetstream_not_under_way(self, job);
-    if (result == PH_DONE) {
-        jetstream_count(self, self->metrics.acked, natsMsg_Ack(job->record, NULL));
-        natsMsg_Destroy(job->record);
-        free(job);
-        return;
-    }
     job->result = result;
-    job->report = strdup(report_line);
-    if (!job->report) { /* no memory for the line: the record comes back after ack_wait */
+    job->report = result == PH_DONE ? NULL : strdup(report_line);
+    if (result != PH_DONE && !job->report) { /* no memory for the line: the record comes back after ack_wait */
         natsMsg_Destroy(job->record);
         free(job);
         return;
     }
     jetstream_settle_later(self, job);
-}
-
-/* The number after "key": in a JSON text, or 0. */
-static uint64_t json_number(const char *json, const char *key) {
-    const char *at = strstr(json, key);
-    return at ? strtoull(at + strlen(key), NULL, 10) : 0;
-}
-
-void jetstream_on_advisory(natsConnection *connection, natsSubscription *sub, natsMsg *msg, void *consumer) {
-    (void)connection;
-    (void)sub;
-    jetstream_consumer *c = consumer;
-    char *json = strndup(natsMsg_GetData(msg) ? natsMsg_GetData(msg) : "", (size_t)natsMsg_GetDataLength(msg));
-    jetstream_job *job = json ? calloc(1, sizeof *job) : NULL;
-    if (job) {
-        job->consumer = c;
-        job->sequence = json_number(json, "\"stream_seq\":");
-        job->deliveries = json_number(json, "\"deliveries\":");
-    }
-    if (job && job->sequence) jetstream_settle_later(c->plugin, job);
-    else {
-        transport_log(c->plugin->host, PH_LOG_ERROR, "a MAX_DELIVERIES advisory without a stream sequence: %s", json ? json : "");
-        free(job);
-    }
-    free(json);
-    natsMsg_Destroy(msg);
 }
 
 /* The Nak delay of a record delivered `deliveries` times. */
@@ -142,6 +159,7 @@ static int copy_to_dead_letter(jetstream_plugin *self, const record_facts *r) {
     snprintf(deliveries, sizeof deliveries, "%llu", (unsigned long long)r->deliveries);
     snprintf(id, sizeof id, "%s:%s", s->stream, sequence);
     natsMsg *copy = NULL;
+    bool duplicate = false;
     natsStatus status = natsMsg_Create(&copy, s->dead_letter, NULL, r->data, r->length);
     if (status == NATS_OK) {
         header(copy, "Pushhost-Reason", r->reason);
@@ -157,6 +175,7 @@ static int copy_to_dead_letter(jetstream_plugin *self, const record_facts *r) {
         jsPubAck *ack = NULL;
         jsErrCode code = 0;
         status = js_PublishMsg(&ack, self->js, copy, &options, &code);
+        duplicate = ack && ack->Duplicate;
         jsPubAck_Destroy(ack);
     }
     natsMsg_Destroy(copy);
@@ -165,6 +184,11 @@ static int copy_to_dead_letter(jetstream_plugin *self, const record_facts *r) {
                       "cannot copy the record at %s sequence %s to the dead-letter subject %s: %s; it stays in the stream",
                       s->stream, sequence, s->dead_letter, jetstream_error_text(status));
         return -1;
+    }
+    if (duplicate) { /* copied before (Nats-Msg-Id): by an instance that died before it settled, or for an advisory again */
+        transport_log(self->host, PH_LOG_INFO, "the record at %s sequence %s was in %s already", s->stream, sequence,
+                      s->dead_letter);
+        return 0;
     }
     transport_metric_add(self->metrics.table, self->metrics.dead_lettered, 1);
     transport_log(self->host, PH_LOG_WARNING, "the record at %s sequence %s went to %s: %s", s->stream, sequence,
@@ -188,7 +212,7 @@ static int give_up(jetstream_plugin *self, const record_facts *r) {
 static void settle_record(jetstream_plugin *self, jetstream_job *job) {
     if (job->result == PH_RETRY && !*job->report) {
         /* The host stopped before it ended: no fault of the record's; given
-         * back at once (on its last delivery, the advisory takes it on). */
+         * back at once (on its last delivery, its advisory takes it on: sweep.c). */
         jetstream_count(self, self->metrics.naked, natsMsg_Nak(job->record, NULL));
         return;
     }
@@ -218,37 +242,41 @@ static void settle_record(jetstream_plugin *self, jetstream_job *job) {
                         natsMsg_NakWithDelay(job->record, back_off(&self->settings, r.deliveries), NULL));
 }
 
-/* A record the server stopped delivering (MAX_DELIVERIES) with no done: its
- * instance died or hung on the last delivery. Copied from the stream, and
- * removed from a work-queue stream once copied. */
-static void settle_exhausted(jetstream_plugin *self, jetstream_job *job) {
+int jetstream_settle_exhausted(jetstream_plugin *self, uint64_t sequence, uint64_t deliveries) {
     jetstream_settings *s = &self->settings;
     natsMsg *stored = NULL;
     jsErrCode code = 0;
-    natsStatus status = js_GetMsg(&stored, self->js, s->stream, job->sequence, NULL, &code);
+    natsStatus status = js_GetMsg(&stored, self->js, s->stream, sequence, NULL, &code);
     if (status != NATS_OK) {
-        /* Gone already: settled late, or another instance copied it. */
-        transport_log(self->host, PH_LOG_DEBUG, "advisory for %s sequence %llu: %s", s->stream,
-                      (unsigned long long)job->sequence, jetstream_error_text(status));
-        return;
+        /* Gone already (settled late, or copied and removed from a work
+         * queue), or the server did not answer (then later). */
+        bool gone = status == NATS_NOT_FOUND || code == JSNoMessageFoundErr;
+        transport_log(self->host, PH_LOG_DEBUG, "MAX_DELIVERIES advisory for %s sequence %llu: %s", s->stream,
+                      (unsigned long long)sequence, jetstream_error_text(status));
+        return gone ? 0 : -1;
     }
     char reason[64];
-    snprintf(reason, sizeof reason, "not done after %llu deliveries", (unsigned long long)job->deliveries);
+    snprintf(reason, sizeof reason, "not done after %llu deliveries", (unsigned long long)deliveries);
     record_facts r = {
         .data = natsMsg_GetData(stored),
         .length = natsMsg_GetDataLength(stored),
         .subject = natsMsg_GetSubject(stored),
-        .sequence = job->sequence,
-        .deliveries = job->deliveries,
+        .sequence = sequence,
+        .deliveries = deliveries,
         .reason = reason,
     };
-    if (give_up(self, &r) == 0 && self->work_queue) js_DeleteMsg(self->js, s->stream, job->sequence, NULL, NULL);
+    int settled = give_up(self, &r);
+    if (settled == 0 && self->work_queue) {
+        code = 0;
+        status = js_DeleteMsg(self->js, s->stream, sequence, NULL, &code);
+        if (status != NATS_OK && status != NATS_NOT_FOUND && code != JSNoMessageFoundErr) settled = -1;
+    }
     natsMsg_Destroy(stored);
+    return settled;
 }
 
-/* A third of ack_wait, from now (CLOCK_REALTIME, for the condition variable). */
-static struct timespec next_in_progress(const jetstream_plugin *self) {
-    int64_t ms = self->settings.ack_wait_ms / 3 > 100 ? self->settings.ack_wait_ms / 3 : 100;
+/* CLOCK_REALTIME `ms` from now, for the condition variable. */
+static struct timespec after_ms(int64_t ms) {
     struct timespec at;
     clock_gettime(CLOCK_REALTIME, &at);
     at.tv_sec += ms / 1000;
@@ -257,27 +285,84 @@ static struct timespec next_in_progress(const jetstream_plugin *self) {
     return at;
 }
 
+/* A third of ack_wait, from now. */
+static struct timespec next_in_progress(const jetstream_plugin *self) {
+    return after_ms(self->settings.ack_wait_ms / 3 > 100 ? self->settings.ack_wait_ms / 3 : 100);
+}
+
+/* A record the host is done with, settled or not: forgotten. */
+static void free_job(jetstream_job *job) {
+    natsMsg_Destroy(job->record);
+    free(job->report);
+    free(job);
+}
+
+/* A record that may be another instance's by now: not settled here. */
+static void let_lapse(jetstream_plugin *self, jetstream_job *job) {
+    jsMsgMetaData *meta = NULL;
+    natsMsg_GetMetaData(&meta, job->record);
+    transport_log(self->host, PH_LOG_WARNING,
+                  "the record at %s sequence %llu is not settled here: the server did not answer within its ack_wait "
+                  "(%.1f s) and delivers it again",
+                  self->settings.stream, meta ? (unsigned long long)meta->Sequence.Stream : 0ULL,
+                  (double)self->settings.ack_wait_ms / 1e3);
+    jsMsgMetaData_Destroy(meta);
+    transport_metric_add(self->metrics.table, self->metrics.lapsed, 1);
+}
+
+/* Settles the records in `held` once the server answers; returns those
+ * still waiting for it. When ending, none waits: a record not settled now
+ * is delivered again after its ack_wait. */
+static jetstream_job *settle_held(jetstream_plugin *self, jetstream_job *held, bool ending) {
+    const bool answers = server_answers(self);
+    const uint64_t now = transport_now_ms();
+    jetstream_job *waiting = NULL, **end = &waiting;
+    while (held) {
+        jetstream_job *job = held;
+        held = job->next;
+        job->next = NULL;
+        if (lapsed(self, job, now)) let_lapse(self, job);
+        else if (answers && job->result == PH_DONE) jetstream_count(self, self->metrics.acked, natsMsg_Ack(job->record, NULL));
+        else if (answers) settle_record(self, job);
+        else if (!ending) {
+            *end = job;
+            end = &job->next;
+            continue;
+        }
+        free_job(job);
+    }
+    return waiting;
+}
+
+static bool before(const struct timespec *a, const struct timespec *b) {
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 void *jetstream_settle_main(void *p) {
     jetstream_plugin *self = p;
+    jetstream_job *held = NULL; /* done, waiting for the server to answer */
     pthread_mutex_lock(&self->lock);
     struct timespec in_progress = next_in_progress(self);
     for (;;) {
-        while (!self->first_job && !self->ending)
-            if (pthread_cond_timedwait(&self->changed, &self->lock, &in_progress) == ETIMEDOUT) {
-                say_in_progress(self);
-                in_progress = next_in_progress(self);
-            }
-        jetstream_job *job = self->first_job;
-        if (!job) break;
-        self->first_job = job->next;
-        if (!self->first_job) self->last_job = NULL;
+        while (!self->first_job && !self->ending) {
+            /* Records waiting for the server: asked again every 100 ms. */
+            struct timespec retry = after_ms(100), until = held && before(&retry, &in_progress) ? retry : in_progress;
+            if (pthread_cond_timedwait(&self->changed, &self->lock, &until) == ETIMEDOUT) break;
+        }
+        jetstream_job **end = &held;
+        while (*end) end = &(*end)->next;
+        *end = self->first_job;
+        self->first_job = self->last_job = NULL;
+        const bool ending = self->ending;
         pthread_mutex_unlock(&self->lock);
-        if (job->record) settle_record(self, job);
-        else settle_exhausted(self, job);
-        natsMsg_Destroy(job->record);
-        free(job->report);
-        free(job);
+        if (held) held = settle_held(self, held, ending);
+        struct timespec now = after_ms(0);
+        if (!before(&now, &in_progress)) {
+            say_in_progress(self);
+            in_progress = next_in_progress(self);
+        }
         pthread_mutex_lock(&self->lock);
+        if (ending && !self->first_job) break;
     }
     pthread_mutex_unlock(&self->lock);
     return NULL;

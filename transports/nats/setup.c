@@ -1,9 +1,10 @@
 /*
  * setup.c: the stream and its durable consumers, as the settings describe
- * them. Without create they must exist and agree with the settings; with
- * create the missing ones are made. Either way a disagreement is a problem
- * that names the setting and what the server has, never something this
- * plugin changes on the server.
+ * them, then (sweep.c) the stream of their MAX_DELIVERIES advisories.
+ * Without create they must exist and agree with the settings; with create
+ * the missing ones are made. Either way a disagreement is a problem that
+ * names the setting and what the server has, never something this plugin
+ * changes on the server.
  */
 #include "jetstream.h"
 
@@ -38,6 +39,7 @@ static char *check_stream(jetstream_plugin *self) {
         config.SubjectsLen = transport_list_count(s->subjects);
         config.Retention = js_WorkQueuePolicy;
         config.Storage = js_FileStorage;
+        config.Replicas = jetstream_replicas(s);
         status = js_AddStream(&info, self->js, &config, NULL, &code);
         if (status != NATS_OK) return failure("cannot create the stream", status, code);
         transport_log(self->host, PH_LOG_INFO, "created the stream %s (work queue)", s->stream);
@@ -48,6 +50,9 @@ static char *check_stream(jetstream_plugin *self) {
     for (char **subject = s->subjects; *subject && !problem; subject++)
         if (!holds(info->Config, *subject))
             problem = transport_format("the stream %s does not hold the subject %s (setting subjects)", s->stream, *subject);
+    if (!problem && s->replicas && info->Config->Replicas != s->replicas)
+        problem = transport_format("the stream %s keeps %lld replicas, the replicas setting %d", s->stream,
+                                   (long long)info->Config->Replicas, s->replicas);
     self->work_queue = info->Config->Retention == js_WorkQueuePolicy;
     jsStreamInfo_Destroy(info);
     return problem;
@@ -66,6 +71,7 @@ static char *create_dead_letter_stream(jetstream_plugin *self) {
     config.Subjects = subjects;
     config.SubjectsLen = 1;
     config.Storage = js_FileStorage;
+    config.Replicas = jetstream_replicas(s);
     jsStreamInfo *info = NULL;
     jsErrCode code = 0;
     natsStatus status = js_AddStream(&info, self->js, &config, NULL, &code);
@@ -100,14 +106,15 @@ static char *compare(jetstream_plugin *self, jetstream_consumer *c, const jsCons
     if (!same_text(config->FilterSubject, c->filter))
         return transport_format("the consumer %s filters \"%s\", the filter setting \"%s\"", name,
                                 config->FilterSubject ? config->FilterSubject : "", c->filter ? c->filter : "");
+    if (s->max_ack_pending && config->MaxAckPending != s->max_ack_pending)
+        return transport_format("the consumer %s lets %lld records be pending, the max_ack_pending setting %lld", name,
+                                (long long)config->MaxAckPending, (long long)s->max_ack_pending);
     if (s->partitions && config->MaxAckPending != 1)
         return transport_format("the consumer %s lets %lld records be pending; per-key order needs 1", name,
                                 (long long)config->MaxAckPending);
     return NULL;
 }
 
-/* One consumer: found and agreeing, or created; then the pull subscription
- * and the advisories. */
 /* The consumer's info: found, or created (with create=true). NULL, with
  * *problem set, when it is missing or the server fails. */
 static jsConsumerInfo *find_consumer(jetstream_plugin *self, jetstream_consumer *c, char **problem) {
@@ -131,7 +138,7 @@ static jsConsumerInfo *find_consumer(jetstream_plugin *self, jetstream_consumer 
     config.AckWait = s->ack_wait_ms * 1000000;
     config.MaxDeliver = s->max_deliver;
     config.FilterSubject = c->filter;
-    config.MaxAckPending = s->partitions ? 1 : 0;
+    config.MaxAckPending = s->partitions ? 1 : s->max_ack_pending;
     status = js_AddConsumer(&info, self->js, s->stream, &config, NULL, &code);
     if (status != NATS_OK) {
         *problem = failure("cannot create the consumer", status, code);
@@ -165,15 +172,7 @@ static char *check_consumer(jetstream_plugin *self, jetstream_consumer *c, int64
     bind.Stream = s->stream;
     bind.Consumer = c->name;
     status = js_PullSubscribe(&c->pull, self->js, c->filter ? c->filter : "", c->name, NULL, &bind, &code);
-    if (status != NATS_OK) return failure("cannot pull from the consumer", status, code);
-    char *subject = transport_format("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.%s.%s", s->stream, c->name);
-    char *group = transport_format("pushhost.%s.%s", s->stream, c->name);
-    status = subject && group ? natsConnection_QueueSubscribe(&c->advisories, self->connection, subject, group,
-                                                               jetstream_on_advisory, c)
-                              : NATS_NO_MEMORY;
-    free(subject);
-    free(group);
-    return status == NATS_OK ? NULL : failure("cannot listen for MAX_DELIVERIES advisories", status, 0);
+    return status == NATS_OK ? NULL : failure("cannot pull from the consumer", status, code);
 }
 
 int jetstream_setup(jetstream_plugin *self, char **problem) {
@@ -190,13 +189,14 @@ int jetstream_setup(jetstream_plugin *self, char **problem) {
         if (!s->ack_wait_ms) s->ack_wait_ms = ack_wait_ms;
         pthread_mutex_unlock(&self->lock);
     }
+    /* The MAX_DELIVERIES advisories of the consumers, once their ack_wait is known. */
+    if (!*problem) *problem = jetstream_sweep_setup(self);
     if (!*problem) return 0;
     for (int i = 0; i < self->consumer_count; i++) {
         natsSubscription_Destroy(self->consumers[i].pull);
-        if (self->consumers[i].advisories) natsSubscription_Unsubscribe(self->consumers[i].advisories);
-        natsSubscription_Destroy(self->consumers[i].advisories);
-        self->consumers[i].pull = self->consumers[i].advisories = NULL;
+        self->consumers[i].pull = NULL;
     }
+    jetstream_sweep_release(self);
     return -1;
 }
 

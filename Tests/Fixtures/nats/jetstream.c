@@ -20,6 +20,18 @@
  *   jetstream info URL STREAM CONSUMER
  *                                   {"messages","pending","ack_pending","redelivered","delivered"}:
  *                                   delivered counts every delivery, redeliveries too
+ *   jetstream stream URL STREAM SUBJECT workqueue|limits
+ *                                   creates the stream (file storage) with that
+ *                                   retention, as an operator might
+ *   jetstream fetch URL STREAM CONSUMER BATCH WAIT_MS
+ *                                   one pull of at most BATCH records, waiting
+ *                                   at most WAIT_MS, settling none (as a client
+ *                                   that dies would); each fetched record as
+ *                                   {"sequence","deliveries","data"}
+ *   jetstream floor URL STREAM CONSUMER
+ *                                   the consumer's delivered and ack floor
+ *                                   sequences, as {"delivered","ack_floor"}
+ *                                   (stream sequences) and "ack_pending"
  *
  * With JETSTREAM_TLS_CA (a CA file) it connects over TLS, with
  * JETSTREAM_TLS_CERT and JETSTREAM_TLS_KEY as a client certificate, and
@@ -199,6 +211,58 @@ static int info(jsCtx *js, const char *stream, const char *consumer) {
     return 0;
 }
 
+static int make_stream(jsCtx *js, const char *stream, const char *subject, const char *retention) {
+    jsStreamConfig config;
+    jsStreamConfig_Init(&config);
+    const char *subjects[] = {subject};
+    config.Name = stream;
+    config.Subjects = subjects;
+    config.SubjectsLen = 1;
+    config.Storage = js_FileStorage;
+    if (strcmp(retention, "workqueue") == 0) config.Retention = js_WorkQueuePolicy;
+    else if (strcmp(retention, "limits") == 0) config.Retention = js_LimitsPolicy;
+    else return fail("retention is workqueue or limits", NATS_INVALID_ARG);
+    jsStreamInfo *info = NULL;
+    natsStatus status = js_AddStream(&info, js, &config, NULL, NULL);
+    jsStreamInfo_Destroy(info);
+    return status == NATS_OK ? 0 : fail("add stream", status);
+}
+
+static int fetch(jsCtx *js, const char *stream, const char *consumer, int batch, long wait_ms) {
+    jsSubOptions bind;
+    jsSubOptions_Init(&bind);
+    bind.Stream = stream;
+    bind.Consumer = consumer;
+    natsSubscription *sub = NULL;
+    natsStatus status = js_PullSubscribe(&sub, js, "", consumer, NULL, &bind, NULL);
+    if (status != NATS_OK) return fail("pull", status);
+    natsMsgList list = {0};
+    status = natsSubscription_Fetch(&list, sub, batch, wait_ms, NULL);
+    if (status != NATS_OK && status != NATS_TIMEOUT) return fail("fetch", status);
+    for (int i = 0; i < list.Count; i++) {
+        jsMsgMetaData *meta = NULL;
+        natsMsg_GetMetaData(&meta, list.Msgs[i]);
+        printf("{\"sequence\":%llu,\"deliveries\":%llu,\"data\":", meta ? (unsigned long long)meta->Sequence.Stream : 0ULL,
+               meta ? (unsigned long long)meta->NumDelivered : 0ULL);
+        print_quoted(natsMsg_GetData(list.Msgs[i]) ? natsMsg_GetData(list.Msgs[i]) : "", natsMsg_GetDataLength(list.Msgs[i]));
+        printf("}\n");
+        jsMsgMetaData_Destroy(meta);
+    }
+    natsMsgList_Destroy(&list);
+    natsSubscription_Destroy(sub);
+    return 0;
+}
+
+static int floor_of(jsCtx *js, const char *stream, const char *consumer) {
+    jsConsumerInfo *ci = NULL;
+    natsStatus status = js_GetConsumerInfo(&ci, js, stream, consumer, NULL, NULL);
+    if (status != NATS_OK) return fail("consumer info", status);
+    printf("{\"delivered\":%llu,\"ack_floor\":%llu,\"ack_pending\":%lld}\n", (unsigned long long)ci->Delivered.Stream,
+           (unsigned long long)ci->AckFloor.Stream, (long long)ci->NumAckPending);
+    jsConsumerInfo_Destroy(ci);
+    return 0;
+}
+
 /* Connects to url, as the environment says (TLS, a user). */
 static natsStatus connect_to(natsConnection **connection, const char *url) {
     natsOptions *o = NULL;
@@ -217,7 +281,9 @@ static natsStatus connect_to(natsConnection **connection, const char *url) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | info|delete URL STREAM CONSUMER\n");
+        fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | "
+                        "info|delete|floor URL STREAM CONSUMER | stream URL STREAM SUBJECT RETENTION | "
+                        "fetch URL STREAM CONSUMER BATCH WAIT_MS\n");
         return 2;
     }
     natsConnection *connection = NULL;
@@ -235,6 +301,9 @@ int main(int argc, char **argv) {
                      ? consume(connection, js, argv[3], argv[4], atol(argv[5]), atoi(argv[6]))
                  : strcmp(argv[1], "dump") == 0  ? dump(js, argv[3])
                  : strcmp(argv[1], "info") == 0 && argc > 4 ? info(js, argv[3], argv[4])
+                 : strcmp(argv[1], "floor") == 0 && argc > 4 ? floor_of(js, argv[3], argv[4])
+                 : strcmp(argv[1], "stream") == 0 && argc > 5 ? make_stream(js, argv[3], argv[4], argv[5])
+                 : strcmp(argv[1], "fetch") == 0 && argc > 6 ? fetch(js, argv[3], argv[4], atoi(argv[5]), atol(argv[6]))
                  : strcmp(argv[1], "delete") == 0 && argc > 4
                      ? (js_DeleteConsumer(js, argv[3], argv[4], NULL, NULL) == NATS_OK ? 0 : fail("delete", NATS_ERR))
                                                  : (fprintf(stderr, "jetstream: unknown command %s\n", argv[1]), 2);

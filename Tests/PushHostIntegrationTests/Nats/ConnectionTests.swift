@@ -22,6 +22,11 @@ struct ConnectionTests {
             (["max_deliver": "3"], "error nats: the consumer pushhost delivers a record at most 5 times, the max_deliver setting 3"),
             (["filter": "pushes.news"], #"error nats: the consumer pushhost filters "", the filter setting "pushes.news""#),
             (["create": "", "subjects": "orders.>"], "error nats: the stream PUSHES does not hold the subject orders.> (setting subjects)"),
+            (["replicas": "3"], "error nats: the stream PUSHES keeps 1 replicas, the replicas setting 3"),
+            // The server's default, 1,000, is what a consumer made without the setting has.
+            (["max_ack_pending": "50"], "error nats: the consumer pushhost lets 1000 records be pending, the max_ack_pending setting 50"),
+            // One server is no cluster: the server's reason.
+            (["stream": "THREE", "subjects": "three.>", "replicas": "3"], "error nats: cannot create the stream: replicas > 1 not supported in non-clustered mode"),
         ]
         for (index, item) in cases.enumerated() {
             let host = try NatsHost("case\(index)", scratch, server: server, settings: item.settings)
@@ -41,6 +46,11 @@ struct ConnectionTests {
             (["stream=S", "partitions=2"], "error nats: setting filter: partitions needs a filter with {partition}"),
             (["stream=S", "create=true"], "error nats: setting subjects: create=true needs the subjects the stream holds"),
             (["stream=S", "back_off=1,x"], #"error nats: setting back_off: "x" is not a number of seconds"#),
+            (["stream=S", "replicas=7"], #"error nats: setting replicas: "7" is not a number of replicas from 1 to 5"#),
+            (["stream=S", "replicas=1.5"], "error nats: settings batch, max_deliver, partitions, replicas and max_ack_pending are whole numbers"),
+            (["stream=S", "max_ack_pending=0"], #"error nats: setting max_ack_pending: "0" is not a number of records from 1 to 100000"#),
+            (["stream=S", "partitions=2", "filter=a.{partition}", "max_ack_pending=5"],
+             "error nats: settings partitions and max_ack_pending: a partition's consumer hands out one record at a time"),
         ]
         for (index, item) in cases.enumerated() {
             // In the background: a host that took the settings would run on, waiting for a server.

@@ -77,6 +77,31 @@ struct FullHostTests {
         #expect(a.host.stop() == .status(0))
     }
 
+    /// A consumer made with max_ack_pending hands out no more than that to
+    /// all the hosts together, however much room they have: what a fleet
+    /// sets so that the consumer's in-flight records fit its instances.
+    @Test func maxAckPendingBoundsWhatTheHostsHoldTogether() throws {
+        let scratch = try Scratch()
+        let server = try NatsServer(scratch)
+        let settings = Self.slowTimers.merging(["max_ack_pending": "5"]) { $1 }
+        let hosts = try ["a", "b"].map { name in
+            let host = try NatsHost(name, scratch, server: server, settings: settings, plugins: try Self.slowPlugin(scratch),
+                                    options: ["--max-pending", "64"])
+            try host.waitUntilReading()
+            return host
+        }
+        let ids = Array(Self.published.prefix(40))
+        try server.publish(ids.map { natsRecord($0) }, to: "pushes.news")
+        var most = 0
+        #expect(eventually(timeout: .seconds(60)) {
+            most = max(most, (try? server.state(of: "PUSHES")["ack_pending"] ?? 0) ?? 0)
+            return hosts.map(\.report.count).reduce(0, +) >= ids.count
+        })
+        #expect(most >= 2 && most <= 5, "ack_pending reached \(most)")
+        #expect(hosts.flatMap(\.report).compactMap { $0["id"] as? String }.sorted() == ids.sorted())
+        for host in hosts { #expect(host.host.stop() == .status(0)) }
+    }
+
     @Test func aSecondHostGetsAShareOfWhatTheFirstCannotStart() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)

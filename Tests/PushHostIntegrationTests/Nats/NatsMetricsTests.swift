@@ -12,7 +12,7 @@ struct NatsMetricsTests {
     static let kinds = [
         "nats_fetched_total": "counter", "nats_redelivered_total": "counter", "nats_acked_total": "counter",
         "nats_naked_total": "counter", "nats_terminated_total": "counter", "nats_dead_lettered_total": "counter",
-        "nats_connected": "gauge",
+        "nats_lapsed_total": "counter", "nats_connected": "gauge",
     ]
 
     /// Scrapes until the plugin's series are `expected`, and checks them (`TransportMetrics.expect`).
@@ -59,6 +59,7 @@ struct NatsMetricsTests {
             "nats_naked_total": 2,          // the poison record after its first and second failures
             "nats_terminated_total": 2,     // the rejected one, the poison record after its last failure
             "nats_dead_lettered_total": 2,  // the same two
+            "nats_lapsed_total": 0,         // the server answered all along
             "nats_connected": 1,
         ]
         let metrics = try Self.expect(port: port, expected)
