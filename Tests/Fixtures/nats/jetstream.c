@@ -172,14 +172,19 @@ static void print_latency(natsMsg *msg) {
     if (dash > id + 14 && stamp > 0) printf("%lld\n", (long long)now.tv_sec * 1000000000LL + now.tv_nsec - stamp);
 }
 
-static int consume(natsConnection *connection, jsCtx *js, const char *stream, const char *consumer, long count,
-                   int batch) {
+/* A pull subscription bound to the durable consumer of stream. */
+static natsStatus bind_pull(natsSubscription **sub, jsCtx *js, const char *stream, const char *consumer) {
     jsSubOptions bind;
     jsSubOptions_Init(&bind);
     bind.Stream = stream;
     bind.Consumer = consumer;
+    return js_PullSubscribe(sub, js, "", consumer, NULL, &bind, NULL);
+}
+
+static int consume(natsConnection *connection, jsCtx *js, const char *stream, const char *consumer, long count,
+                   int batch) {
     natsSubscription *sub = NULL;
-    natsStatus status = js_PullSubscribe(&sub, js, "", consumer, NULL, &bind, NULL);
+    natsStatus status = bind_pull(&sub, js, stream, consumer);
     if (status != NATS_OK) return fail("pull", status);
     for (long got = 0; got < count;) {
         natsMsgList list = {0};
@@ -229,12 +234,8 @@ static int make_stream(jsCtx *js, const char *stream, const char *subject, const
 }
 
 static int fetch(jsCtx *js, const char *stream, const char *consumer, int batch, long wait_ms) {
-    jsSubOptions bind;
-    jsSubOptions_Init(&bind);
-    bind.Stream = stream;
-    bind.Consumer = consumer;
     natsSubscription *sub = NULL;
-    natsStatus status = js_PullSubscribe(&sub, js, "", consumer, NULL, &bind, NULL);
+    natsStatus status = bind_pull(&sub, js, stream, consumer);
     if (status != NATS_OK) return fail("pull", status);
     natsMsgList list = {0};
     status = natsSubscription_Fetch(&list, sub, batch, wait_ms, NULL);

@@ -45,6 +45,27 @@ struct StrandedRecordTests {
         #expect(try server.state(of: "PUSHES")["ack_pending"] == 1)
     }
 
+    /// An instance that reads the stream, then is stopped (SIGSTOP) once its
+    /// last pull requests (250 ms) expired: away, but connected again when
+    /// it goes on.
+    static func stoppedHost(_ scratch: Scratch, _ server: NatsServer) throws -> NatsHost {
+        let c = try NatsHost("c", scratch, server: server, settings: settings, plugins: try scratch.probe("probe", [.data]))
+        try c.waitUntilReading()
+        c.host.send(SIGSTOP)
+        usleep(500_000)
+        return c
+    }
+
+    /// `c` copied the stranded record to the dead-letter stream, once, and
+    /// never handled it; the stream settles; `c` stops.
+    static func expectSweptOnce(by c: NatsHost, _ server: NatsServer, retention: String = "workqueue") throws {
+        try expectStrandedCopy(deadCopies(server), "stranded")
+        #expect(c.host.stderr.components(separatedBy: wentTo).count == 2)
+        #expect(c.ids.isEmpty)
+        expectSettled(server, retention: retention)
+        #expect(c.host.stop() == .status(0))
+    }
+
     /// The copies in the dead-letter stream once there are `count`, and a
     /// while after (a second copy would have come by then).
     static func deadCopies(_ server: NatsServer, count: Int = 1) -> [[String: Any]] {
@@ -131,11 +152,7 @@ struct StrandedRecordTests {
 
         let c = try NatsHost("c", scratch, server: server, settings: Self.settings, plugins: try scratch.probe("probe", [.data]))
         try c.waitUntilReading()
-        try Self.expectStrandedCopy(Self.deadCopies(server), "stranded")
-        #expect(c.host.stderr.components(separatedBy: Self.wentTo).count == 2)
-        #expect(c.ids.isEmpty)
-        Self.expectSettled(server, retention: retention)
-        #expect(c.host.stop() == .status(0))
+        try Self.expectSweptOnce(by: c, server, retention: retention)
     }
 
     /// The server is killed and started again while the record is stranded
@@ -144,10 +161,7 @@ struct StrandedRecordTests {
     @Test func aRecordStrandedAcrossAServerRestartIsSweptAfterTheReconnect() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
-        let c = try NatsHost("c", scratch, server: server, settings: Self.settings, plugins: try scratch.probe("probe", [.data]))
-        try c.waitUntilReading()
-        c.host.send(SIGSTOP)
-        usleep(500_000) // its last pull requests (250 ms) expire
+        let c = try Self.stoppedHost(scratch, server)
         try Self.strand("stranded", scratch, server)
         server.kill()
         try server.start()
@@ -159,11 +173,7 @@ struct StrandedRecordTests {
         #expect(try server.messages(in: "PUSHES_DEAD").isEmpty)
         c.host.send(SIGCONT)
         #expect(c.host.waitForStderr("info nats: connected again to \(server.url)"))
-        try Self.expectStrandedCopy(Self.deadCopies(server), "stranded")
-        #expect(c.host.stderr.components(separatedBy: Self.wentTo).count == 2)
-        #expect(c.ids.isEmpty)
-        Self.expectSettled(server)
-        #expect(c.host.stop() == .status(0))
+        try Self.expectSweptOnce(by: c, server)
     }
 
     /// The same with nothing but the instance to pull: its own first pull
@@ -171,21 +181,14 @@ struct StrandedRecordTests {
     @Test func aRecordStrandedWhileTheServerWasDownIsSweptAfterTheReconnect() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
-        let c = try NatsHost("c", scratch, server: server, settings: Self.settings, plugins: try scratch.probe("probe", [.data]))
-        try c.waitUntilReading()
-        c.host.send(SIGSTOP)
-        usleep(500_000) // its last pull requests (250 ms) expire
+        let c = try Self.stoppedHost(scratch, server)
         try Self.strand("stranded", scratch, server)
         server.kill()
         c.host.send(SIGCONT)
         #expect(c.host.waitForStderr("warning nats: lost the connection to \(server.url): reconnecting"))
         try server.start()
         #expect(c.host.waitForStderr("info nats: connected again to \(server.url)"))
-        try Self.expectStrandedCopy(Self.deadCopies(server), "stranded")
-        #expect(c.host.stderr.components(separatedBy: Self.wentTo).count == 2)
-        #expect(c.ids.isEmpty)
-        Self.expectSettled(server)
-        #expect(c.host.stop() == .status(0))
+        try Self.expectSweptOnce(by: c, server)
     }
 
     @Test func twoHostsStartingAtOnceDeadLetterTheRecordOnce() throws {
