@@ -11,7 +11,7 @@ extension PushHostCommand {
     /// which `run` (the default command) would take for a stray argument.
     ///
     /// - Throws: `UsageError`: `unknown command plugin (commands: run,
-    ///   plugins, token, send; did you mean plugins?)`.
+    ///   plugins, check, token, send, new; did you mean plugins?)`.
     static func checkCommandName(_ arguments: [String]) throws(UsageError) {
         guard let first = arguments.first, !first.hasPrefix("-"), first != "help",
             !configuration.subcommands.contains(where: { $0._commandName == first }) else { return }

@@ -12,7 +12,7 @@ struct PushHostCommand: ParsableCommand {
             stage first, then exactly one UI route (background, target, mismatch).
             """,
         version: PushHostVersion.current,
-        subcommands: [RunCommand.self, PluginsCommand.self, TokenCommand.self, SendCommand.self, NewCommand.self, WorkerCommand.self],
+        subcommands: [RunCommand.self, PluginsCommand.self, CheckCommand.self, TokenCommand.self, SendCommand.self, NewCommand.self, WorkerCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

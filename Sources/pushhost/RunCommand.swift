@@ -82,6 +82,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Where the token, the delivered messages and the retained actions are kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
 
+    @Flag(help: "Keep this run's state (the token, the delivered messages, the retained actions, the plugins' folders) in a new folder under $TMPDIR (else /tmp), removed when the run ends; the default state folder is left alone. Not with --state.")
+    var ephemeral = false
+
     @Option(help: ArgumentHelp("Run plugin NAME in a worker process, so that a crash or a hang in it fails only the call under way; 'all' for every plugin (repeatable; a plugin's settings file can say \"isolate\": true).", valueName: "NAME|all"))
     var isolate: [String] = []
 
@@ -115,6 +118,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         guard workerCrashLimit >= 0 else { throw ValidationError("--worker-crash-limit must be 0 or more") }
         guard workerCrashWindow > 0, workerCrashWindow.isFinite else { throw ValidationError("--worker-crash-window must be above 0 seconds") }
         guard workerMemory >= 0 else { throw ValidationError("--worker-memory must be 0 or more MiB") }
+        guard !ephemeral || state == nil else {
+            throw ValidationError("--ephemeral and --state cannot be used together: --ephemeral gives the run a state folder of its own")
+        }
     }
 
     func run() throws {
@@ -139,7 +145,11 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         let served = try metrics.start(logger: logger)
         defer { served?.1.close() }
         options.metrics = served?.0
-        let tokens = try TokenStore(directory: StateDirectory.resolve(state), logger: logger)
+        let ephemeralState = try ephemeral ? EphemeralState(logger: logger) : nil
+        // Declared before the host: runs after its shutdown, once its workers are gone.
+        defer { ephemeralState?.remove() }
+        options.ephemeral = ephemeralState
+        let tokens = try TokenStore(directory: ephemeralState?.path ?? StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
             catalog: PluginCatalog(paths: plugins.pluginFiles.paths(), isolation: options.isolation, overrides: overrides),

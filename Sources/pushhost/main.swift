@@ -22,7 +22,8 @@ var loggingReady = false
 }
 
 // Exit statuses: 0 done, 1 setup error, 2 usage error, 3 `--strict` with a
-// rejected or failed record, 4 a handler that never returned (RunCommand).
+// rejected or failed record, 4 a handler that never returned (RunCommand), 5 a
+// report that differs from what was expected (CheckCommand).
 // Every error is one `error pushhost:` log line.
 do {
     try LogSettings.fromEnvironment(fallback: &logSettings)

@@ -17,9 +17,20 @@ extension PluginCatalog {
     ///   background: int32_t legacy_alert(const char *notification.title, int32_t data.priority = 3)
     /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
     /// ```
-    package func textListing() -> String {
+    ///
+    /// With the outcome of a dry run (`--check`), each plugin block ends
+    /// with the lines the plugin logged meanwhile and what became of it:
+    ///
+    /// ```
+    /// broken 1.0.0 (ABI 1.2) plugins/broken.so
+    ///   roles: background
+    ///   isolated: no
+    ///   log: error broken: no database here
+    ///   check: refused: create returned NULL (the plugin's own log lines above say why)
+    /// ```
+    package func textListing(check: DryRun? = nil) -> String {
         var text = ""
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
             switch entry.outcome {
             case .failure(let refusal):
                 text += "refused \(entry.file): \(refusal)\n"
@@ -40,6 +51,10 @@ extension PluginCatalog {
                     text += "  library: \(manifest.libraries.joined(separator: ", "))\n"
                     for function in manifest.signatures { text += "  \(function.role): \(function.signature)\n" }
                 }
+                if let outcome = check?.outcome(ofEntry: index) {
+                    for line in outcome.log { text += "  log: \(line)\n" }
+                    text += "  check: \(outcome.refusal.map { "refused: " + $0 } ?? "created")\n"
+                }
             }
         }
         return text
@@ -54,7 +69,7 @@ extension PluginCatalog {
     /// The grants of `plugin` as a run gives them (its settings file's,
     /// then `--set`), or why they cannot be used.
     private func grants(_ plugin: Loadable) -> Result<SandboxGrants, SandboxProblem> {
-        let settings = SandboxGrants.merge(plugin.settings, overrides.filter { $0.plugin == plugin.descriptor.name }.map { ($0.key, $0.value) })
+        let settings = plugin.settings(with: overrides)
         return Result { () throws(SandboxProblem) in try SandboxGrants(settings: settings) }
     }
 
@@ -100,9 +115,13 @@ extension PluginCatalog {
     /// {"file":"plugins/libdedupe.so","name":"dedupe",…,"abi":"1.2","roles":["interceptor"],"targets":[],"extensions":["ph.interceptor/1","ph.chain/1"],"isolated":false}
     /// {"file":"plugins/bad.so","refused":"no ph_plugin_entry symbol (…)"}
     /// ```
-    package func jsonListing() -> String {
+    ///
+    /// With the outcome of a dry run (`--check`), each plugin's object ends
+    /// with `check`: `{"created":true,"log":[...]}`, or
+    /// `{"created":false,"refused":"create returned NULL (…)","log":["error broken: no database here"]}`.
+    package func jsonListing(check: DryRun? = nil) -> String {
         var bytes: [UInt8] = []
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
             var line = JSONLine(appendingTo: &bytes)
             line.string("file", entry.file)
             switch entry.outcome {
@@ -131,6 +150,15 @@ extension PluginCatalog {
                     line.objects("functions", manifest.signatures) { object, function in
                         object.string("role", function.role)
                         object.string("signature", function.signature)
+                    }
+                }
+                if let outcome = check?.outcome(ofEntry: index) {
+                    line.key("check")
+                    line.object { object in
+                        object.key("created")
+                        object.bytes += (outcome.refusal == nil ? "true" : "false").utf8
+                        if let refusal = outcome.refusal { object.string("refused", refusal) }
+                        object.strings("log", outcome.log)
                     }
                 }
             }

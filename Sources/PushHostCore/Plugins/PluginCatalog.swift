@@ -6,7 +6,8 @@ import Logging
 /// Checks that span plugins run here, in load order, so the later of two
 /// plugins is the one refused: a name already taken, a target already
 /// claimed. Nothing is created: the catalog reads descriptors and settings
-/// only, which is all `pushhost plugins` needs. Before a file is read, its
+/// only, which is all `pushhost plugins` needs (with `--check`, a ``DryRun``
+/// creates them). Before a file is read, its
 /// permissions and its directory's are checked (`checkPermissions`), and its
 /// settings file is read. A file that `isolation` says a run may isolate is
 /// read by a scan in a worker (``PluginScans``), all such scans at once, so
@@ -28,6 +29,12 @@ package struct PluginCatalog {
     struct Loadable {
         let descriptor: PluginDescriptor
         let settings: [String: String]
+
+        /// Its settings as a run gives them: its settings file's, then the
+        /// `--set NAME.KEY=VALUE` among `overrides` that name it.
+        func settings(with overrides: [SettingOverride]) -> [String: String] {
+            SandboxGrants.merge(settings, overrides.filter { $0.plugin == descriptor.name }.map { ($0.key, $0.value) })
+        }
     }
 
     package let entries: [Entry]
@@ -82,6 +89,27 @@ package struct PluginCatalog {
             entries.append(Entry(file: file.path, outcome: outcome))
         }
         self.entries = entries
+    }
+
+    /// The flags a run refuses, each as the line that says why: a `--set`
+    /// among `overrides` or an `--isolate NAME` of `isolation` that names no
+    /// loadable plugin, and a `--set` for an ffi manifest that is no
+    /// `sandbox.*` grant (a manifest takes no other setting).
+    func strayFlags(overrides: [SettingOverride], isolation: IsolationOptions) -> [String] {
+        let loadable = entries.compactMap { try? $0.outcome.get() }
+        let names = Set(loadable.filter { !$0.descriptor.isManifest }.map(\.descriptor.name))
+        let manifests = Set(loadable.filter { $0.descriptor.isManifest }.map(\.descriptor.name))
+        var problems: [String] = []
+        // A manifest takes the grants of its walls (sandbox.*) and nothing else.
+        for override in overrides where !names.contains(override.plugin) && !(manifests.contains(override.plugin) && override.key.hasPrefix(SandboxGrants.prefix)) {
+            problems.append(manifests.contains(override.plugin)
+                ? "--set \(override.plugin).\(override.key): \(override.plugin) is an ffi manifest, which takes no settings (its arguments are in the manifest)"
+                : "--set \(override.plugin).\(override.key): no plugin named \(override.plugin) is loaded")
+        }
+        for name in isolation.names.sorted() where !names.contains(name) && !manifests.contains(name) {
+            problems.append("--isolate \(name): no plugin named \(name) is loaded")
+        }
+        return problems
     }
 
     /// Opens the plugin file at `path` in this process: a shared library's

@@ -30,6 +30,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case createFailed
     /// Its worker (`--isolate`) could not be started, or ended before the plugin was created.
     case workerFailed(String)
+    /// Its worker did not say the plugin was created within `--handler-timeout` (seconds), and was killed.
+    case hungCreating(timeout: Double)
     /// An ffi manifest is malformed, or names a library, symbol or
     /// signature that cannot be called (docs/plugins.md, ffi handlers).
     case ffi(String)
@@ -91,6 +93,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             "create returned NULL (the plugin's own log lines above say why)"
         case .workerFailed(let reason):
             reason
+        case .hungCreating(let timeout):
+            "did not return from create within --handler-timeout \(timeout)s (its worker was killed)"
         case .ffi(let reason):
             reason
         case .crashedLoading(let signal):

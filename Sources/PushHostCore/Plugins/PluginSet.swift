@@ -40,18 +40,7 @@ package final class PluginSet {
         let loadable = catalog.entries.compactMap { entry in
             (try? entry.outcome.get()).map { (file: entry.file, plugin: $0) }
         }
-        let names = Set(loadable.filter { !$0.plugin.descriptor.isManifest }.map(\.plugin.descriptor.name))
-        let manifests = Set(loadable.filter { $0.plugin.descriptor.isManifest }.map(\.plugin.descriptor.name))
-        // A manifest takes the grants of its walls (sandbox.*) and nothing else.
-        for override in overrides where !names.contains(override.plugin) && !(manifests.contains(override.plugin) && override.key.hasPrefix(SandboxGrants.prefix)) {
-            let problem = manifests.contains(override.plugin)
-                ? "--set \(override.plugin).\(override.key): \(override.plugin) is an ffi manifest, which takes no settings (its arguments are in the manifest)"
-                : "--set \(override.plugin).\(override.key): no plugin named \(override.plugin) is loaded"
-            guard skipBad else { throw SetupError(problem) }
-            logger.warning("\(problem)")
-        }
-        for name in isolation.names.sorted() where !names.contains(name) && !manifests.contains(name) {
-            let problem = "--isolate \(name): no plugin named \(name) is loaded"
+        for problem in catalog.strayFlags(overrides: overrides, isolation: isolation) {
             guard skipBad else { throw SetupError(problem) }
             logger.warning("\(problem)")
         }
@@ -59,9 +48,7 @@ package final class PluginSet {
         // Each plugin's settings, and the isolated ones' workers, all started
         // at once (a start then takes about as long as the slowest create);
         // each is awaited in load order below.
-        let settings = loadable.map { _, plugin in
-            SandboxGrants.merge(plugin.settings, overrides.filter { $0.plugin == plugin.descriptor.name }.map { ($0.key, $0.value) })
-        }
+        let settings = loadable.map { _, plugin in plugin.settings(with: overrides) }
         let launches = zip(loadable, settings).map { entry, settings in
             isolation.isolates(entry.plugin.descriptor.name, settings: settings)
                 ? isolation.launch(file: entry.file, name: entry.plugin.descriptor.name, settings: settings, stateDirectory: tokens.directory) : nil

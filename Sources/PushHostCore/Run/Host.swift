@@ -128,7 +128,10 @@ package final class Host {
     /// `run`, telling `notifier` how it stands.
     private func dispatch(notifying notifier: ServiceNotifier) throws(SetupError) {
         let report = pipeline.report
-        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline] in pipeline.flushAll() }
+        _ = Watchdog(journal: journal, timeout: options.handlerTimeout, stopTimeout: options.stopTimeout, logger: logger) { [pipeline, ephemeral = options.ephemeral] call in
+            pipeline.giveUp(call)
+            ephemeral?.remove()
+        }
         let spool = try spool.map { spool throws(SetupError) in
             try SpoolSource(
                 spool: spool, maxBytes: options.maxBytes, events: options.spoolEvents, journal: journal, crashLimit: options.crashLimit, logger: logger,

@@ -21,7 +21,7 @@ import Prometheus
 /// Everything here runs on the dispatch thread, so no two handlers of one
 /// plugin ever run at once.
 final class Pipeline: Intake, Awaited {
-    private enum Waiting {
+    enum Waiting {
         case message(InFlight)
         case event(HostEvent, RecordSource, RecordCompletion?)
         case rejected(RecordError, RecordSource, RecordCompletion?)
@@ -32,7 +32,7 @@ final class Pipeline: Intake, Awaited {
     /// kinds share one case of `Waiting`, and one call in `finish`: a
     /// `finish` any bigger, inlined into the dispatch loop, made every
     /// message slower.
-    private enum Unrouted {
+    enum Unrouted {
         /// The host gave up on it, for this reason.
         case failed(String)
         /// One of an ntfy stream's own events.
@@ -58,7 +58,7 @@ final class Pipeline: Intake, Awaited {
     let actions: Actions
     let report: Report
     /// The data plugins' names as report lines write them.
-    private let reportNames: ReportNames
+    let reportNames: ReportNames
     private let logger: Logger
     private let platform: Platform?
     private let targetKey: [UInt8]
@@ -71,12 +71,15 @@ final class Pipeline: Intake, Awaited {
     private let counted: CounterCells.Adder?
     private let interceptorStops: [String: (suppressed: Counter, failed: Counter)]
     private var reader = JSONReader()
-    private var current: InFlight
-    @exclusivity(unchecked) private var queue = Deque<Waiting>()
+    private(set) var current: InFlight
+    @exclusivity(unchecked) private(set) var queue = Deque<Waiting>()
     @exclusivity(unchecked) private var delivered = Deque<Delivered>()
     /// Records whose line went out after a worker's UI call, kept for the
     /// next messages (each with a fresh handle) instead of being freed.
     @exclusivity(unchecked) private var spare: [InFlight] = []
+    /// The message whose data stage or UI stage is under way (not
+    /// retained: set only while it is), for a watchdog that gives up on it.
+    @exclusivity(unchecked) unowned(unsafe) private(set) var underWay: InFlight?
 
     init(
         interceptors: Interceptors, dataStage: DataStage, workers: Workers, route: UIRoute, app: AppState, actions: Actions, report: Report,
@@ -235,6 +238,8 @@ final class Pipeline: Intake, Awaited {
     /// record (not one an interceptor held) is used again when it is done.
     @inline(__always)
     private func enter(_ flight: InFlight, isCurrent: Bool) {
+        underWay = flight
+        defer { underWay = nil }
         if flight.interception.stop == nil { dataStage.run(flight) }
         if queueIsEmpty && dataStage.isDone(flight) {
             if finish(flight) {
@@ -444,6 +449,8 @@ final class Pipeline: Intake, Awaited {
     /// waits for a worker's UI call (or for one before it), and the
     /// message is kept until then.
     private func finish(_ flight: InFlight) -> Bool {
+        underWay = flight
+        defer { underWay = nil }
         var taken = Route.none
         var worker: Worker?
         var call: UInt64 = 0
@@ -513,7 +520,7 @@ final class Pipeline: Intake, Awaited {
     }
 
     /// Why the message failed, for its report line; nil unless it did.
-    private static func problem(of flight: InFlight) -> String? {
+    static func problem(of flight: InFlight) -> String? {
         if let stop = flight.interception.stop {
             return stop.effect == .failed ? stop.reason ?? "\(stop.by) stopped it" : nil
         }

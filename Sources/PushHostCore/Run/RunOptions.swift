@@ -34,6 +34,9 @@ package struct RunOptions: Sendable {
     package var report: String?
     /// What `--metrics` counts and `/healthz` says, or nil when it is off.
     package var metrics: HostMetrics?
+    /// The state folder of this run alone (`--ephemeral`), removed at every
+    /// exit, the watchdog's too; nil with `--state` or the default folder.
+    package var ephemeral: EphemeralState?
 
     package init() {}
 }

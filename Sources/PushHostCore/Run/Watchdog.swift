@@ -15,7 +15,8 @@ import Synchronization
 /// `--handler-timeout` only.
 ///
 /// A thread blocked in a plugin cannot be taken back, so the host exits
-/// with status 4 after writing out the report. After a timeout the journal
+/// with status 4 after `beforeExit` wrote out the report, the line of the
+/// record under way included (`Pipeline.giveUp`). After a timeout the journal
 /// keeps the call, so the next start counts it against the spool file like
 /// a crash; after a stop it does not (the file is simply tried again).
 /// Should the call return after all, the dispatch thread stops in
@@ -28,16 +29,19 @@ final class Watchdog: @unchecked Sendable {
     private let timeout: UInt64
     private let period: UInt32
     private let logger: Logger
-    private let beforeExit: () -> Void
+    private let beforeExit: (GivenUpCall) -> Void
     private let stopTimeout: UInt64
+    /// `--handler-timeout` and `--stop-timeout` as given, for the report's words.
+    private let given: (handlerTimeout: Double, stopTimeout: Double)
 
     /// Starts watching: a call may take `timeout` seconds (0: forever), and
     /// `stopTimeout` seconds after a stop signal. `beforeExit` runs on the
-    /// watchdog's thread just before the host exits.
-    init(journal: CrashJournal, timeout: Double, stopTimeout: Double, logger: Logger, beforeExit: @escaping () -> Void) {
+    /// watchdog's thread just before the host exits, with the call given up.
+    init(journal: CrashJournal, timeout: Double, stopTimeout: Double, logger: Logger, beforeExit: @escaping (GivenUpCall) -> Void) {
         self.journal = journal
         self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
         self.stopTimeout = UInt64(stopTimeout * 1e9)
+        given = (timeout, stopTimeout)
         period = timeout > 0 ? UInt32(min(100_000, max(1_000, timeout * 250_000))) : 100_000
         self.logger = logger
         self.beforeExit = beforeExit
@@ -81,14 +85,17 @@ final class Watchdog: @unchecked Sendable {
         guard held else { return }
         let (plugin, handler, place) = journal.callUnderWay()
         let waited = (seconds * 10).rounded() / 10
+        let reason: String
         if stopped {
             journal.clearCall()
             logger.error("stopping: plugin \(plugin) is still in \(handler) on \(place) after \(waited)s; exiting without it (a spool file stays in new/ for the next start)")
+            reason = "plugin \(plugin) was still in \(handler) when --stop-timeout \(given.stopTimeout)s ran out (the host exited with status \(Self.exitStatus))"
         } else {
             journal.noteCause(CrashJournal.Cause.timeoutCode)
             logger.error("plugin \(plugin) did not return from \(handler) on \(place) within --handler-timeout (\(waited)s); the host exits (status \(Self.exitStatus))")
+            reason = "plugin \(plugin) did not return from \(handler) within --handler-timeout \(given.handlerTimeout)s (the host exited with status \(Self.exitStatus))"
         }
-        beforeExit()
+        beforeExit(GivenUpCall(in: journal, reason: reason))
         _exit(Self.exitStatus)
     }
 }

@@ -9,8 +9,9 @@ import Testing
     static let order = [
         "System", "JSON", "Records", "Journal", "Intake", "Message", "State", "Plugins",
         "Flight", "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Metrics", "Run",
-        // Beside the path: what `pushhost new plugin` writes for plugin authors.
-        "Template",
+        // Beside the path: what `pushhost new plugin` writes for plugin authors,
+        // and what `pushhost check` holds a report against.
+        "Template", "Check",
     ]
 
     static let library = URL(fileURLWithPath: #filePath)

@@ -13,7 +13,7 @@ struct InstallTests {
     ]
 
     /// The commands (docs/running.md), each with a man page of its own.
-    static let commands = ["run", "plugins", "token", "send", "new"]
+    static let commands = ["run", "plugins", "check", "token", "send", "new"]
 
     @Test("pkg-config names the installed header folder, the version of the installed binary and pluginsdir")
     func pkgConfig() async throws {
@@ -107,7 +107,7 @@ struct InstallTests {
         }
         // The hidden worker command is offered by none.
         let bashText = (try? String(contentsOfFile: try #require(completions["bash"]), encoding: .utf8)) ?? ""
-        #expect(bashText.contains("'run plugins token send new help'"), "the bash completion's commands changed")
+        #expect(bashText.contains("'run plugins check token send new help'"), "the bash completion's commands changed")
         // zsh lists a command as 'send:ABSTRACT', fish as -fa 'send'.
         for (shell, listed) in [("zsh", { (name: String) in "'\(name):" }), ("fish", { (name: String) in "-fa '\(name)'" })] {
             let text = (try? String(contentsOfFile: try #require(completions[shell]), encoding: .utf8)) ?? ""

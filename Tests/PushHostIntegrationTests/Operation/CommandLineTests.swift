@@ -22,11 +22,12 @@ import Testing
         ("sned", "; did you mean send?"),
         ("rn", "; did you mean run?"),
         ("install", ""),
+        ("chekc", "; did you mean check?"),
     ])
     func anUnknownCommandIsNamedWithAGuess(typed: String, guess: String) throws {
         let result = try Command.pushhost([typed, "--plugins", "x"])
         #expect(result.status == 2)
-        #expect(result.stderr == "error pushhost: unknown command \(typed) (commands: run, plugins, token, send, new\(guess))\n")
+        #expect(result.stderr == "error pushhost: unknown command \(typed) (commands: run, plugins, check, token, send, new\(guess))\n")
     }
 
     /// Every error is one line with the same prefix, whoever found it: the

@@ -170,6 +170,9 @@ final class Worker {
             if exit == WorkerLaunch.unusableExtension { throw .workerFailed("an extension table it offers is unusable (its worker said why above)") }
             if exit == WorkerLaunch.wallsFailed { throw .workerFailed("its worker's walls could not stand (its worker said why above)") }
             throw .workerFailed("its worker ended before the plugin was created (\(Self.describe(status)))")
+        case .late:
+            _ = Self.killAndWait(process)
+            throw .hungCreating(timeout: launch.handlerTimeout)
         case .malformed(let problem):
             _ = Self.killAndWait(process)
             throw .workerFailed("its worker sent a malformed answer: \(problem)")

@@ -41,9 +41,13 @@ final class WorkerProcess: @unchecked Sendable {
     let results = RecordResults()
 
     /// Starts `executable worker arguments...`, its standard input
-    /// /dev/null, its standard output and error the host's. The Swift
-    /// runtime's backtracer is off in it: its crash is the host's to report.
-    init(executable: String, arguments: [String], plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics) throws(SetupError) {
+    /// /dev/null, its standard output and error the host's, or both
+    /// `output` when given (a pipe's end, which a dry run reads:
+    /// ``WorkerOutput``). The Swift runtime's backtracer is off in it: its
+    /// crash is the host's to report.
+    init(
+        executable: String, arguments: [String], plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics, output: Int32? = nil
+    ) throws(SetupError) {
         guard let ring = WorkerRing() else { throw SetupError("cannot make a worker's answer ring: \(String(cString: strerror(errno)))") }
         self.ring = ring
         var pair: [Int32] = [0, 0]
@@ -61,7 +65,9 @@ final class WorkerProcess: @unchecked Sendable {
             _ = setsockopt(end, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(end, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        let started = WorkerSpawn.start(executable, arguments, descriptors: [(3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])])
+        // The output first, before a descriptor it may share a number with is replaced.
+        let output = output.map { [(Int32(1), $0), (Int32(2), $0)] } ?? []
+        let started = WorkerSpawn.start(executable, arguments, descriptors: output + [(3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])])
         close(pair[1])
         close(intake[1])
         let child: pid_t
@@ -92,8 +98,10 @@ final class WorkerProcess: @unchecked Sendable {
     enum Start {
         /// Created: the extensions its plugin offers.
         case ready(offers: Int32)
-        /// It ended, or did not say anything within the timeout.
+        /// It ended without a word.
         case silent
+        /// It did not say anything within the timeout.
+        case late
         /// Its first frame is not a ready frame.
         case malformed(MalformedAnswer)
     }
@@ -107,7 +115,8 @@ final class WorkerProcess: @unchecked Sendable {
         while filled < header.count {
             var watched = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let wait = deadline == .max ? -1 : MonotonicClock.milliseconds(until: deadline)
-            guard poll(&watched, 1, wait) > 0 else { return .silent }
+            let polled = poll(&watched, 1, wait)
+            guard polled > 0 else { return polled == 0 ? .late : .silent }
             let count = header.withUnsafeMutableBytes { read(socket, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return .silent }

@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import Logging
+
+/// `pushhost plugins --check`: each loadable plugin of a catalog created
+/// as `run` creates it, then destroyed, and what became of each.
+///
+/// As in a run: each plugin gets its settings (its settings file, then
+/// `--set`); one that the run would isolate is created in a worker behind
+/// the same walls, all such workers started at once; the plugins are
+/// created in load order and destroyed in reverse, those in workers first,
+/// once all were created; a source is created and never started. A plugin
+/// refused is logged as a run logs it (`refused plugin FILE: REASON`).
+///
+/// What differs: a refusal does not stop the others; nothing is read and no
+/// report is written; what each plugin logs meanwhile is kept for the
+/// listing (``CapturedLog``, ``WorkerOutput``); a plugin's standard output
+/// goes to standard error, so that nothing it prints gets into the listing;
+/// and the state directory is a throwaway one (``EphemeralState``), removed
+/// at the end, so that a plugin that makes or writes its state folder
+/// (`ph.state/1`) in `create` changes no real state. The real state is not
+/// read either: `current_token` answers NULL.
+package final class DryRun {
+    /// What became of one loadable plugin.
+    struct Outcome {
+        /// Why it was refused, in the words a run logs, or nil when it was created and destroyed.
+        let refusal: String?
+        /// The log lines it wrote meanwhile; for one in a worker, every line its worker wrote.
+        let log: [String]
+    }
+
+    private let catalog: PluginCatalog
+    /// By the index of their entry in the catalog.
+    private let outcomes: [Int: Outcome]
+    /// The flags a run refuses (``PluginCatalog/strayFlags(overrides:isolation:)``).
+    package let strayFlags: [String]
+
+    /// How long the output of a worker that ended is read before the listing goes on without the rest.
+    static let outputTimeout = 2.0
+
+    /// Creates and destroys each loadable plugin of `catalog`, logging to `logger` what a run would.
+    package init(catalog: PluginCatalog, logger: Logger) throws(SetupError) {
+        self.catalog = catalog
+        for entry in catalog.refused {
+            logger.error("refused plugin \(entry.file): \(entry.refusal!)")
+        }
+        strayFlags = catalog.strayFlags(overrides: catalog.overrides, isolation: catalog.isolation)
+        for problem in strayFlags { logger.error("\(problem)") }
+        let state = try EphemeralState(logger: logger)
+        defer { state.remove() }
+        let tokens = try TokenStore(directory: state.path, logger: logger)
+        // Nothing a plugin submits is taken.
+        let submissions = PluginSubmissions(limit: 1, maxBytes: 1)
+        submissions.close()
+        DryRunChains.offer()
+        let listing = Self.setOutputAside()
+        defer { Self.restoreOutput(listing) }
+        outcomes = try Self.createAndDestroy(catalog, stateDirectory: state.path, tokens: tokens, submissions: submissions, logger: logger)
+    }
+
+    /// Points standard output at standard error, where what plugins print
+    /// goes until ``restoreOutput(_:)``; a copy of the listing's standard output, or -1.
+    private static func setOutputAside() -> Int32 {
+        fflush(nil)
+        // Close on exec: no worker gets it.
+        let listing = fcntl(1, F_DUPFD_CLOEXEC, 0)
+        if listing >= 0 { dup2(2, 1) }
+        return listing
+    }
+
+    /// Points standard output back at `listing`, what plugins printed flushed first.
+    private static func restoreOutput(_ listing: Int32) {
+        fflush(nil)
+        guard listing >= 0 else { return }
+        dup2(listing, 1)
+        close(listing)
+    }
+
+    /// The outcome of each loadable plugin of `catalog`, by entry index.
+    private static func createAndDestroy(
+        _ catalog: PluginCatalog, stateDirectory: String, tokens: TokenStore, submissions: PluginSubmissions, logger: Logger
+    ) throws(SetupError) -> [Int: Outcome] {
+        var isolation = catalog.isolation
+        isolation.logArguments = inJSON(isolation.logArguments)
+        let loadable = catalog.entries.enumerated().compactMap { index, entry in
+            (try? entry.outcome.get()).map { (index: index, file: entry.file, plugin: $0) }
+        }
+        let settings = loadable.map { $0.plugin.settings(with: catalog.overrides) }
+        let logs = loadable.map { _ in CapturedLog() }
+        let metrics = PluginMetrics()
+        // The workers, all started at once, as a run starts them.
+        var outputs: [WorkerOutput?] = []
+        var workers: [Worker?] = []
+        let all = Workers()
+        for (position, entry) in loadable.enumerated() {
+            let name = entry.plugin.descriptor.name
+            guard isolation.isolates(name, settings: settings[position]) else {
+                outputs.append(nil)
+                workers.append(nil)
+                continue
+            }
+            let launch = isolation.launch(file: entry.file, name: name, settings: settings[position], stateDirectory: stateDirectory)
+            let output = try WorkerOutput(log: logs[position])
+            let spawned = Result { () throws(SetupError) in
+                try WorkerProcess(
+                    executable: launch.executable, arguments: launch.arguments, plugin: name, submissions: submissions, metrics: metrics,
+                    output: output.writeEnd)
+            }
+            output.handed()
+            outputs.append(output)
+            workers.append(Worker(
+                descriptor: entry.plugin.descriptor, plugin: Int32(position), launch: launch, workers: all, submissions: submissions,
+                pluginMetrics: metrics, spawned: spawned, logger: logger))
+        }
+        var created: [PluginInstance] = []
+        var refusals: [Int: String] = [:]
+        for (position, entry) in loadable.enumerated() {
+            let name = entry.plugin.descriptor.name
+            let instance = PluginInstance(
+                file: entry.file, descriptor: entry.plugin.descriptor,
+                context: PluginContext(name: name, logger: logs[position].logger(label: name), tokens: tokens, submissions: submissions, metrics: metrics),
+                settings: PluginSettings(settings[position]), index: Int32(position), worker: workers[position])
+            do {
+                try create(instance)
+                created.append(instance)
+            } catch {
+                // Its worker is gone: what it logged comes first, as the refusal says.
+                outputs[position]?.finish(timeout: outputTimeout)
+                refusals[position] = "\(error)"
+                logger.error("refused plugin \(entry.file): \(error)")
+            }
+        }
+        created.reversed().filter { $0.worker != nil }.forEach { $0.destroy() }
+        created.reversed().filter { $0.worker == nil }.forEach { $0.destroy() }
+        var outcomes: [Int: Outcome] = [:]
+        for (position, entry) in loadable.enumerated() {
+            outputs[position]?.finish(timeout: outputTimeout)
+            outcomes[entry.index] = Outcome(refusal: refusals[position], log: logs[position].all)
+        }
+        return outcomes
+    }
+
+    /// Creates `instance` as a run does, and checks what a run checks of
+    /// it then: the extensions it declares, and the tables of a source and
+    /// an interceptor; destroys it when one of those fails.
+    private static func create(_ instance: PluginInstance) throws {
+        try instance.create()
+        try instance.checkDeclaredExtensions()
+        do {
+            _ = try SourcePlugin(instance)
+            try checkInterceptor(instance)
+        } catch {
+            instance.destroy()
+            throw error
+        }
+    }
+
+    /// Refuses a plugin created here whose `ph.interceptor/1` table lacks
+    /// `intercept`, in the words of a run's interceptor stage, which refuses
+    /// it so (a worker checks its plugin's table itself).
+    private static func checkInterceptor(_ instance: PluginInstance) throws(SetupError) {
+        guard instance.worker == nil, let offered = instance.plugInExtension(PH_EXT_INTERCEPTOR) else { return }
+        let table = ExtensionTable<ph_interceptor>(offered)
+        guard table.function(\.intercept) == nil else { return }
+        throw SetupError("plugin \(instance.name): its \(PH_EXT_INTERCEPTOR) table (\(table.size) bytes) lacks intercept")
+    }
+
+    /// A worker's log flags, `arguments`, with JSON lines (which ``WorkerOutput`` reads).
+    static func inJSON(_ arguments: [String]) -> [String] {
+        var arguments = arguments
+        if let flag = arguments.firstIndex(of: "--log-format"), flag + 1 < arguments.count {
+            arguments[flag + 1] = "json"
+        } else {
+            arguments += ["--log-format", "json"]
+        }
+        return arguments
+    }
+
+    /// What became of the plugin of the catalog's entry `index`; nil for one not created (refused before).
+    func outcome(ofEntry index: Int) -> Outcome? {
+        outcomes[index]
+    }
+
+    /// Whether every plugin was loaded, created and destroyed, and no flag would be refused.
+    package var passed: Bool {
+        catalog.refused.isEmpty && strayFlags.isEmpty && outcomes.values.allSatisfy { $0.refusal == nil }
+    }
+
+    /// The line that names every plugin refused (`2 of 3 plugins refused: broken (plugins/broken.so), plugins/bad.so`), or nil.
+    package var summary: String? {
+        let refused = catalog.entries.enumerated().compactMap { index, entry -> String? in
+            if entry.refusal != nil { return entry.file }
+            guard let outcome = outcomes[index], outcome.refusal != nil, let plugin = try? entry.outcome.get() else { return nil }
+            return "\(plugin.descriptor.name) (\(entry.file))"
+        }
+        guard !refused.isEmpty else { return nil }
+        return "\(refused.count) of \(catalog.entries.count) plugins refused: \(refused.joined(separator: ", "))"
+    }
+}

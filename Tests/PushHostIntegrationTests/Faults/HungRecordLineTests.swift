@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// Issue 39, item 3: when the watchdog ends the host (exit status 4) on a
+/// handler that never returns, the record of standard input under way gets
+/// its report line first (`failed`, naming the plugin and the handler and
+/// why), after the lines of the records before it; the records not taken
+/// yet get none, as at a stop.
+@Suite struct HungRecordLineTests {
+    static let input = ndjson(
+        #"{"message_id":"a","data":{}}"#, #"{"message_id":"b","data":{"fault":"hang"}}"#, #"{"message_id":"c","data":{}}"#)
+
+    /// The plugins: `faulty` hangs in `handler`; with `on_data`, the probe
+    /// `bg` is the background plugin, so that the other messages are delivered.
+    static func plugins(_ scratch: Scratch, hanging handler: String) throws -> [String] {
+        let faulty = try scratch.faulty(handler)
+        return handler == "on_data" ? faulty + (try scratch.probe("bg", [.background])) : faulty
+    }
+
+    /// Expects the hung message's line: failed, the plugin named where
+    /// the handler's stage names it, and `error`.
+    static func expectHung(_ line: [String: Any]?, handler: String, error: String) {
+        #expect(line?["id"] as? String == "b")
+        #expect(line?["status"] as? String == "failed")
+        #expect(line?["error"] as? String == error, "\(line ?? [:])")
+        #expect((line?["source"] as? [String: Any])?["line"] as? Int == 2)
+        if handler == "on_data" {
+            #expect(line?["data"] as? [[String: String]] == [["plugin": "faulty", "verdict": "failed"]])
+            #expect(line?["route"] as? String == "none")
+            #expect(line?["ui"] as? [String] == [])
+        } else {
+            #expect(line?["route"] as? String == "background")
+            #expect(line?["ui"] as? [String] == ["faulty"])
+        }
+    }
+
+    @Test(arguments: ["on_data", "on_background"])
+    func theHungRecordGetsItsLineAfterHandlerTimeout(_ handler: String) throws {
+        let scratch = try Scratch()
+        let run = try scratch.runHost(try Self.plugins(scratch, hanging: handler) + ["--handler-timeout", "1"], stdin: Self.input)
+        #expect(run.exit == .status(4), "\(run.stderr)")
+        #expect(run.ids == ["a", "b"], "\(run.report)")
+        #expect(run.statuses == ["delivered", "failed"])
+        Self.expectHung(
+            run.line("b"), handler: handler,
+            error: "plugin faulty did not return from \(handler) within --handler-timeout 1.0s (the host exited with status 4)")
+        #expect(scratch.faultyCalls == ["\(handler) a", "\(handler) b"])
+    }
+
+    /// The same on standard output (`--report -`).
+    @Test func theLineGoesToStandardOutputToo() throws {
+        let scratch = try Scratch()
+        let result = try scratch.run(try Self.plugins(scratch, hanging: "on_data") + ["--handler-timeout", "1"], stdin: Self.input)
+        #expect(result.status == 4, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.map { $0["status"] as? String } == ["delivered", "failed"], "\(result.stdout)")
+        Self.expectHung(
+            report.last, handler: "on_data",
+            error: "plugin faulty did not return from on_data within --handler-timeout 1.0s (the host exited with status 4)")
+    }
+
+    /// A stop whose `--stop-timeout` ran out while the handler was under way.
+    @Test(arguments: ["on_data", "on_background"])
+    func theHungRecordGetsItsLineAfterStopTimeout(_ handler: String) throws {
+        let scratch = try Scratch()
+        let input = Pipe()
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--handler-timeout", "600", "--stop-timeout", "1"]
+                + Self.plugins(scratch, hanging: handler),
+            errorPath: scratch.file("stderr.log"), input: input)
+        defer { try? input.fileHandleForWriting.close() }
+        input.fileHandleForWriting.write(Data(Self.input.utf8))
+        #expect(eventually(timeout: .seconds(20)) { scratch.faultyCalls.contains("\(handler) b") }, "\(host.stderr)")
+        host.send(SIGTERM)
+        #expect(host.waitForExit() == .status(4), "\(host.stderr)")
+        #expect(host.stderr.contains("stopping: plugin faulty is still in \(handler) on standard input, line 2 after"), "\(host.stderr)")
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["id"] as? String } == ["a", "b"], "\(report)")
+        #expect(report.first?["status"] as? String == "delivered")
+        Self.expectHung(
+            report.last, handler: handler,
+            error: "plugin faulty was still in \(handler) when --stop-timeout 1.0s ran out (the host exited with status 4)")
+    }
+
+    /// A line waiting for a data verdict before the hung one gets its line
+    /// first, as a stop gives it: failed, before its data stage ended.
+    @Test func aRecordWaitingBeforeTheHungOneIsReportedFailedFirst() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.probe("d", [.data]) + scratch.faulty("on_data")
+        let input = ndjson(
+            #"{"message_id":"a","data":{"verdict":"pending-never"}}"#, #"{"message_id":"b","data":{"fault":"hang"}}"#,
+            #"{"message_id":"c","data":{}}"#)
+        let run = try scratch.runHost(plugins + ["--handler-timeout", "1", "--data-timeout", "600"], stdin: input)
+        #expect(run.exit == .status(4), "\(run.stderr)")
+        #expect(run.ids == ["a", "b"], "\(run.report)")
+        #expect(run.statuses == ["failed", "failed"])
+        #expect(run.line("a")?["error"] as? String == "the host exited before its data stage ended")
+        #expect(run.line("b")?["data"] as? [[String: String]] == [["plugin": "d", "verdict": "continue"], ["plugin": "faulty", "verdict": "failed"]])
+        #expect(run.line("b")?["error"] as? String == "plugin faulty did not return from on_data within --handler-timeout 1.0s (the host exited with status 4)")
+    }
+
+    /// A spool file stays in new/ for the next start, which reports it: no line now.
+    @Test func aHungSpoolRecordGetsNoLineYet() throws {
+        let scratch = try Scratch()
+        let spool = scratch.spool
+        let host = try scratch.startWatching(try scratch.faulty() + ["--handler-timeout", "1"])
+        try spool.drop("fine", #"{"message_id":"f","data":{}}"#)
+        #expect(eventually(timeout: .seconds(20)) { spool.names("cur") == ["fine"] }, "\(host.stderr)")
+        try spool.drop("stuck", #"{"message_id":"s","data":{"fault":"hang"}}"#)
+        #expect(host.waitForExit() == .status(4), "\(host.stderr)")
+        #expect(try scratch.reportLines().map { $0["id"] as? String } == ["f"])
+        #expect(spool.names("new") == ["stuck"])
+    }
+
+    /// Under `--isolate` a hung worker is killed and its record fails: the
+    /// host goes on and exits 0, every record with its line.
+    @Test func anIsolatedHungHandlerFailsItsRecordAndTheHostGoesOn() throws {
+        let scratch = try Scratch()
+        let run = try scratch.runHost(try scratch.worker([.data, .background]) + ["--isolate", "all", "--handler-timeout", "1"], stdin: Self.input)
+        #expect(run.exit == .status(0), "\(run.stderr)")
+        #expect(run.ids == ["a", "b", "c"], "\(run.report)")
+        #expect(run.statuses == ["delivered", "failed", "delivered"])
+        #expect(run.line("b")?["data"] as? [[String: String]] == [["plugin": "worker", "verdict": "failed"]])
+        #expect(run.line("b")?["error"] as? String == "plugin worker did not return from on_data within --handler-timeout 1.0s (its worker was killed)")
+    }
+
+    /// The same with a stop under way: the host drains the calls under way
+    /// in workers, so the stop ends once the hung worker is killed (after
+    /// `--handler-timeout`, here 3 s), and every record read has its line.
+    @Test func anIsolatedHungHandlerDuringAStop() throws {
+        let scratch = try Scratch()
+        let input = Pipe()
+        let host = try HostProcess(
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--handler-timeout", "3", "--stop-timeout", "1",
+             "--isolate", "all"] + scratch.worker([.data, .background]),
+            errorPath: scratch.file("stderr.log"), input: input)
+        defer { try? input.fileHandleForWriting.close() }
+        input.fileHandleForWriting.write(Data(Self.input.utf8))
+        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().map(\.call).contains("on_data b") }, "\(host.stderr)")
+        host.send(SIGTERM)
+        #expect(host.waitForExit() == .status(0), "\(host.stderr)")
+        let report = try scratch.reportLines()
+        #expect(report.map { $0["id"] as? String } == ["a", "b", "c"], "\(report)")
+        #expect(report.map { $0["status"] as? String } == ["delivered", "failed", "failed"], "\(report)")
+    }
+}
