@@ -3,14 +3,16 @@
  */
 #include "metrics.h"
 
-const ph_metrics *transport_metrics(const ph_host *host) {
-    return host->get_extension(host, PH_EXT_METRICS);
-}
+#include <stdbool.h>
 
-ph_metric *transport_metric(const ph_host *host, const ph_metrics *metrics, ph_metric_kind kind, const char *name,
-                            const char *help) {
-    if (!metrics || !PH_HAS_FIELD(ph_metrics, metrics, metric)) return NULL;
-    return metrics->metric(host, kind, name, help, NULL, NULL, 0);
+const ph_metrics *transport_metrics_declare(const ph_host *host, const transport_metric_spec *specs, size_t count) {
+    const ph_metrics *metrics = host->get_extension(host, PH_EXT_METRICS);
+    const bool usable = metrics && PH_HAS_FIELD(ph_metrics, metrics, metric);
+    for (size_t i = 0; i < count; i++) {
+        *specs[i].handle = usable ? metrics->metric(host, specs[i].kind, specs[i].name, specs[i].help, NULL, NULL, 0) : NULL;
+        if (specs[i].kind == PH_METRIC_GAUGE) transport_metric_set(metrics, *specs[i].handle, 0);
+    }
+    return metrics;
 }
 
 void transport_metric_add(const ph_metrics *metrics, ph_metric *metric, double value) {

@@ -16,14 +16,21 @@
 
 #include <pushhost.h>
 
-/* [create] The host's ph.metrics/1, or NULL when it has none. */
-const ph_metrics *transport_metrics(const ph_host *host);
+#include <stddef.h>
 
-/* [create] One series, without labels, of a counter (its name ends in
- * _total) or a gauge; help is one line. NULL when metrics is NULL, its
- * table has no metric(), or the host refused the name (logged by it). */
-ph_metric *transport_metric(const ph_host *host, const ph_metrics *metrics, ph_metric_kind kind, const char *name,
-                            const char *help);
+/* One series a plugin declares, without labels: where its handle goes, a
+ * counter (its name ends in _total) or a gauge, and one line of help. */
+typedef struct transport_metric_spec {
+    ph_metric **handle;
+    ph_metric_kind kind;
+    const char *name;
+    const char *help;
+} transport_metric_spec;
+
+/* [create] Declares each of specs, its handle NULL when the host refused
+ * it (logged by the host); gauges start at 0. The host's ph.metrics/1, or
+ * NULL (and every handle NULL) when it has none. */
+const ph_metrics *transport_metrics_declare(const ph_host *host, const transport_metric_spec *specs, size_t count);
 
 /* [any thread] Adds value (0 or more for a counter); nothing when metric is NULL. */
 void transport_metric_add(const ph_metrics *metrics, ph_metric *metric, double value);

@@ -124,21 +124,20 @@ static int read_settings(const ph_host *host, const ph_config *config, desktop_s
 /* Its own metrics (ph.metrics/1), which the host takes in create only:
  * none when the host lacks it, and then nothing is counted. */
 static void register_metrics(desktop *self) {
-    const ph_host *host = self->host;
     desktop_metrics *m = &self->metrics;
-    m->table = transport_metrics(host);
-    if (!m->table) return;
-    m->posted = transport_metric(host, m->table, PH_METRIC_COUNTER, "posted_total",
-                                 "Notifications the notification server took (Notify answered with an id).");
-    m->replaced = transport_metric(host, m->table, PH_METRIC_COUNTER, "replaced_total",
-                                   "Notifications posted in place of an earlier one with the same collapse_key.");
-    m->failed = transport_metric(host, m->table, PH_METRIC_COUNTER, "failed_total",
-                                 "Messages whose notification was not shown (failed in their report line).");
-    m->actions = transport_metric(host, m->table, PH_METRIC_COUNTER, "actions_total",
-                                  "Taps, buttons and replies the notification server sent for this plugin's notifications.");
-    m->server_available = transport_metric(host, m->table, PH_METRIC_GAUGE, "server_available",
-                                           "1 while a notification server owns its name on the session bus and answers, else 0.");
-    transport_metric_set(m->table, m->server_available, 0);
+    const transport_metric_spec specs[] = {
+        {&m->posted, PH_METRIC_COUNTER, "posted_total",
+         "Notifications the notification server took (Notify answered with an id)."},
+        {&m->replaced, PH_METRIC_COUNTER, "replaced_total",
+         "Notifications posted in place of an earlier one with the same collapse_key."},
+        {&m->failed, PH_METRIC_COUNTER, "failed_total",
+         "Messages whose notification was not shown (failed in their report line)."},
+        {&m->actions, PH_METRIC_COUNTER, "actions_total",
+         "Taps, buttons and replies the notification server sent for this plugin's notifications."},
+        {&m->server_available, PH_METRIC_GAUGE, "server_available",
+         "1 while a notification server owns its name on the session bus and answers, else 0."},
+    };
+    m->table = transport_metrics_declare(self->host, specs, sizeof specs / sizeof *specs);
 }
 
 /* ---- Lifetime ----------------------------------------------------------- */

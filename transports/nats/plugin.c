@@ -48,27 +48,26 @@ static int make_consumers(jetstream_plugin *self) {
 /* Its own metrics (ph.metrics/1), which the host takes in create only:
  * none when the host lacks it, and then nothing is counted. */
 static void register_metrics(jetstream_plugin *self) {
-    const ph_host *host = self->host;
     jetstream_metrics *m = &self->metrics;
-    m->table = transport_metrics(host);
-    if (!m->table) return;
-    m->fetched = transport_metric(host, m->table, PH_METRIC_COUNTER, "fetched_total",
-                                  "Records fetched from the JetStream consumers.");
-    m->redelivered = transport_metric(host, m->table, PH_METRIC_COUNTER, "redelivered_total",
-                                      "Records fetched whose delivery count was above 1 (delivered before).");
-    m->acked = transport_metric(host, m->table, PH_METRIC_COUNTER, "acked_total",
-                                "Records acknowledged (Ack) once the host was done with them.");
-    m->naked = transport_metric(host, m->table, PH_METRIC_COUNTER, "naked_total",
-                                "Records given back to the server (Nak) for another delivery, now or after the back-off.");
-    m->terminated = transport_metric(host, m->table, PH_METRIC_COUNTER, "terminated_total",
-                                     "Records the server was told never to deliver again (Term): rejected, or failed on the last delivery.");
-    m->dead_lettered = transport_metric(host, m->table, PH_METRIC_COUNTER, "dead_lettered_total",
-                                        "Records copied to the dead-letter subject.");
-    m->lapsed = transport_metric(host, m->table, PH_METRIC_COUNTER, "lapsed_total",
-                                 "Records not settled here: held past ack_wait while the server did not answer, so it delivers them again.");
-    m->connected = transport_metric(host, m->table, PH_METRIC_GAUGE, "connected",
-                                    "1 while connected to a NATS server, else 0.");
-    transport_metric_set(m->table, m->connected, 0);
+    const transport_metric_spec specs[] = {
+        {&m->fetched, PH_METRIC_COUNTER, "fetched_total",
+         "Records fetched from the JetStream consumers."},
+        {&m->redelivered, PH_METRIC_COUNTER, "redelivered_total",
+         "Records fetched whose delivery count was above 1 (delivered before)."},
+        {&m->acked, PH_METRIC_COUNTER, "acked_total",
+         "Records acknowledged (Ack) once the host was done with them."},
+        {&m->naked, PH_METRIC_COUNTER, "naked_total",
+         "Records given back to the server (Nak) for another delivery, now or after the back-off."},
+        {&m->terminated, PH_METRIC_COUNTER, "terminated_total",
+         "Records the server was told never to deliver again (Term): rejected, or failed on the last delivery."},
+        {&m->dead_lettered, PH_METRIC_COUNTER, "dead_lettered_total",
+         "Records copied to the dead-letter subject."},
+        {&m->lapsed, PH_METRIC_COUNTER, "lapsed_total",
+         "Records not settled here: held past ack_wait while the server did not answer, so it delivers them again."},
+        {&m->connected, PH_METRIC_GAUGE, "connected",
+         "1 while connected to a NATS server, else 0."},
+    };
+    m->table = transport_metrics_declare(self->host, specs, sizeof specs / sizeof *specs);
 }
 
 static void jetstream_destroy(void *p);

@@ -51,19 +51,18 @@ static void free_settings(up_settings *s) {
 /* Its own metrics (ph.metrics/1), which the host takes in create only:
  * none when the host lacks it, and then nothing is counted. */
 static void register_metrics(unifiedpush *self) {
-    const ph_host *host = self->host;
     up_metrics *m = &self->metrics;
-    m->table = transport_metrics(host);
-    if (!m->table) return;
-    m->messages = transport_metric(host, m->table, PH_METRIC_COUNTER, "messages_total",
-                                   "Pushes from the distributor decrypted and handed to the host as messages.");
-    m->decrypt_failures = transport_metric(host, m->table, PH_METRIC_COUNTER, "decrypt_failures_total",
-                                           "Pushes from the distributor that did not decrypt (Web Push, RFC 8291): rejected.");
-    m->endpoint_changes = transport_metric(host, m->table, PH_METRIC_COUNTER, "endpoint_changes_total",
-                                           "Endpoints the distributor gave (NewEndpoint), handed to the host as the token.");
-    m->registered = transport_metric(host, m->table, PH_METRIC_GAUGE, "registered",
-                                     "1 while registered with a UnifiedPush distributor, else 0.");
-    transport_metric_set(m->table, m->registered, 0);
+    const transport_metric_spec specs[] = {
+        {&m->messages, PH_METRIC_COUNTER, "messages_total",
+         "Pushes from the distributor decrypted and handed to the host as messages."},
+        {&m->decrypt_failures, PH_METRIC_COUNTER, "decrypt_failures_total",
+         "Pushes from the distributor that did not decrypt (Web Push, RFC 8291): rejected."},
+        {&m->endpoint_changes, PH_METRIC_COUNTER, "endpoint_changes_total",
+         "Endpoints the distributor gave (NewEndpoint), handed to the host as the token."},
+        {&m->registered, PH_METRIC_GAUGE, "registered",
+         "1 while registered with a UnifiedPush distributor, else 0."},
+    };
+    m->table = transport_metrics_declare(self->host, specs, sizeof specs / sizeof *specs);
 }
 
 static void *up_create(const ph_host *host, const ph_config *config) {
