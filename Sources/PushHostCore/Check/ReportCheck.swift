@@ -36,10 +36,9 @@ package struct ReportCheck: Sendable {
                 // Of the next lines of its kind (the same host event, or a
                 // message), the first that differs least.
                 let kind = (cursor..<report.count).lazy.filter { isFree($0) && report[$0].object?["event"] == wanted["event"] }
-                found = kind.prefix(Self.lookahead).min { a, b in
-                    FieldDifference.between(expected: wanted, actual: report[a].object!).count
-                        < FieldDifference.between(expected: wanted, actual: report[b].object!).count
-                }
+                found = kind.prefix(Self.lookahead)
+                    .map { (index: $0, count: FieldDifference.between(expected: wanted, actual: report[$0].object!).count) }
+                    .min { $0.count < $1.count }?.index
             }
             guard let index = found, let actual = report[index].object else {
                 findings.append(.missing(expected: line))
