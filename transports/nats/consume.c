@@ -75,16 +75,18 @@ static int submit(jetstream_consumer *c, natsMsg *record, uint64_t fetched_ms) {
     return -1;
 }
 
-/* How many records the next fetch asks for. A partition's consumer hands
- * out one record at a time (MaxAckPending 1): a fetch for more would wait
- * its whole FETCH_WAIT_MS for records the server cannot send before this
- * one is settled. */
-static int fetch_size(jetstream_plugin *self) {
-    if (self->settings.partitions > 0) return 1;
+/* How many records the next fetch of consumer c asks for: never more than
+ * the consumer hands out before it waits for settlements (MaxAckPending; 1
+ * for a partition's), since a fetch for more would wait its whole
+ * FETCH_WAIT_MS for records the server cannot send yet. */
+static int fetch_size(jetstream_consumer *c) {
+    jetstream_plugin *self = c->plugin;
     pthread_mutex_lock(&self->lock);
     const int room = self->host_limit - self->in_host;
     pthread_mutex_unlock(&self->lock);
-    return room < 1 ? 1 : room < self->settings.batch ? room : self->settings.batch;
+    int size = room < 1 ? 1 : room < self->settings.batch ? room : self->settings.batch;
+    if (c->max_ack_pending > 0 && size > c->max_ack_pending) size = (int)c->max_ack_pending;
+    return size;
 }
 
 /* The host took a whole fetch without being full: it may have room for one more. */
@@ -111,7 +113,7 @@ void *jetstream_consume_main(void *p) {
     while (atomic_load(&self->submitting)) {
         natsMsgList list = {0};
         jsErrCode code = 0;
-        const int size = fetch_size(self);
+        const int size = fetch_size(c);
         const uint64_t asked = transport_now_ms();
         natsStatus status = natsSubscription_Fetch(&list, c->pull, size, FETCH_WAIT_MS, &code);
         if (status == NATS_TIMEOUT) continue;

@@ -99,6 +99,7 @@ typedef struct jetstream_consumer {
     char *name;
     char *filter;                 /* or NULL */
     natsSubscription *pull;       /* bound to the durable consumer, once set up */
+    int64_t max_ack_pending;      /* the consumer's MaxAckPending, once set up (0 or less: no limit) */
     pthread_t thread;
     bool thread_running;
 } jetstream_consumer;

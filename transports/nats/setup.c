@@ -164,6 +164,7 @@ static char *check_consumer(jetstream_plugin *self, jetstream_consumer *c, int64
     problem = compare(self, c, info->Config);
     *max_deliver = info->Config->MaxDeliver > 0 ? info->Config->MaxDeliver : -1;
     *ack_wait_ms = info->Config->AckWait / 1000000;
+    c->max_ack_pending = info->Config->MaxAckPending;
     jsConsumerInfo_Destroy(info);
     if (problem) return problem;
 
