@@ -69,13 +69,13 @@ samples := $(sort $(patsubst plugins/%/,%,$(dir $(wildcard plugins/*/*.c plugins
 # in docdir/docs/ so that its links hold.
 docs := README.md LICENSE CHANGELOG.md
 # The Swift SDK's sources, installed into sdkdir with the header.
-sdk_sources := $(wildcard Sources/PushHostPlugin/*.swift)
+sdk_sources := $(wildcard sdk/Sources/PushHostPlugin/*.swift)
 guides := $(sort $(wildcard docs/*.md docs/*.png))
 
 # What swift build reads: when none is newer than the binary, `make install`
 # (as root, after `make`) builds nothing and writes nothing into $(SCRATCH).
 # The samples include the transports' JSON quoting too.
-sources := Package.swift $(wildcard Package.resolved) $(shell find Sources plugins include -type f) transports/common/json.h
+sources := Package.swift sdk/Package.swift $(wildcard Package.resolved) $(shell find Sources sdk/Sources plugins include -type f) transports/common/json.h
 
 # The .pc file's directories, relative to ${prefix} (and pluginsdir to
 # ${libdir}) where they lie inside it, as pkg-config files usually say them.
@@ -161,10 +161,10 @@ install: build
 	$(INSTALL_DATA) $(gen)/completions/pushhost.fish $(DESTDIR)$(fishcompletiondir)/pushhost.fish
 	$(INSTALL_DATA) $(docs) $(DESTDIR)$(docdir)/
 	$(INSTALL_DATA) $(guides) $(DESTDIR)$(docdir)/docs/
-	$(INSTALL) -d $(DESTDIR)$(sdkdir)/Sources/PushHostPlugin $(DESTDIR)$(sdkdir)/Sources/CPushHost
-	$(INSTALL_DATA) packaging/sdk-Package.swift $(DESTDIR)$(sdkdir)/Package.swift
+	$(INSTALL) -d $(DESTDIR)$(sdkdir)/Sources/PushHostPlugin $(DESTDIR)$(sdkdir)/include
+	$(INSTALL_DATA) sdk/Package.swift $(DESTDIR)$(sdkdir)/Package.swift
 	$(INSTALL_DATA) $(sdk_sources) $(DESTDIR)$(sdkdir)/Sources/PushHostPlugin/
-	$(INSTALL_DATA) include/pushhost.h include/module.modulemap $(DESTDIR)$(sdkdir)/Sources/CPushHost/
+	$(INSTALL_DATA) include/pushhost.h include/module.modulemap $(DESTDIR)$(sdkdir)/include/
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	version=$$($(bin)/pushhost --version) && \
 	$(SED) -e 's|@prefix@|$(prefix)|g' -e 's|@includedir@|$(pc_includedir)|g' \

@@ -7,7 +7,7 @@ func samplePlugin(_ name: String, target: String) -> [Target] {
     [
         .target(
             name: target,
-            dependencies: ["CPushHost"],
+            dependencies: [.product(name: "CPushHost", package: "sdk")],
             path: "plugins/\(name)",
             publicHeadersPath: ".",
             cSettings: [.headerSearchPath("../../include")]
@@ -27,7 +27,7 @@ let samples: [(name: String, target: String)] = [
 ]
 
 /// A sample Swift plugin: one folder under `plugins/`, built as a dynamic
-/// library `lib<name>.so` on top of `PushHostPlugin`.
+/// library `lib<name>.so` on top of `PushHostPlugin`, the SDK of `sdk/`.
 let swiftSamples: [(name: String, target: String)] = [
     ("inbox", "PluginInbox"),
     ("orders", "PluginOrders"),
@@ -38,10 +38,11 @@ let package = Package(
     name: "pushhost",
     products: [
         .executable(name: "pushhost", targets: ["pushhost"]),
-        // What a Swift plugin's own package depends on.
-        .library(name: "PushHostPlugin", targets: ["PushHostPlugin"]),
     ] + (samples + swiftSamples).map { .library(name: $0.name, type: .dynamic, targets: [$0.target]) },
     dependencies: [
+        // The Swift SDK for plugins and the plugin header, a package of its own
+        // that a plugin project depends on without the host's packages.
+        .package(path: "sdk"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -50,8 +51,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // The public C header, imported by Swift through include/module.modulemap.
-        .systemLibrary(name: "CPushHost", path: "include"),
         // libffi, which calls the plain C functions of ffi handlers (docs/plugins.md).
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         // The JSON reader's 16-byte vector step (SSE2 intrinsics).
@@ -63,7 +62,7 @@ let package = Package(
         .target(
             name: "PushHostCore",
             dependencies: [
-                "CPushHost",
+                .product(name: "CPushHost", package: "sdk"),
                 "CJSONScan",
                 "CSandbox",
                 "CTicks",
@@ -86,10 +85,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .target(
-            name: "PushHostPlugin",
-            dependencies: ["CPushHost"]
-        ),
         .executableTarget(
             name: "pushhost",
             dependencies: [
@@ -101,14 +96,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PushHostCoreTests",
-            dependencies: ["PushHostCore", "CPushHost", "CTicks"]
+            dependencies: ["PushHostCore", .product(name: "CPushHost", package: "sdk"), "CTicks"]
         ),
         .testTarget(
             name: "PushHostIntegrationTests",
             dependencies: ["PushHostCore"]
         ),
     ] + samples.flatMap { samplePlugin($0.name, target: $0.target) }
-      + swiftSamples.map { .target(name: $0.target, dependencies: ["PushHostPlugin"], path: "plugins/\($0.name)") }
+      + swiftSamples.map { .target(name: $0.target, dependencies: [.product(name: "PushHostPlugin", package: "sdk")], path: "plugins/\($0.name)") }
 )
 
 // Micro-benchmarks (ordo-one/benchmark), only when asked for, so that
@@ -128,12 +123,4 @@ if Context.environment["PUSHHOST_BENCHMARKS"] == "1" {
             path: "Benchmarks/HotPath",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ))
-}
-
-// The documentation of PushHostPlugin, the Swift SDK for plugin authors
-// (swift-docc-plugin), only when asked for, so that ordinary builds and CI's
-// `swift test` do not fetch it; docs/build-sdk-docs.sh runs
-//     PUSHHOST_DOCS=1 swift package --scratch-path .build/docs generate-documentation --target PushHostPlugin --warnings-as-errors
-if Context.environment["PUSHHOST_DOCS"] == "1" {
-    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }

@@ -12,12 +12,12 @@ let package = Package(
         .library(name: "fields-swift-data", type: .dynamic, targets: ["FieldsSwiftData"]),
     ],
     dependencies: [
-        .package(name: "pushhost", path: "../.."),
+        .package(path: "../../sdk"),
     ],
     targets: [
         // What both plugins read of a message, and the sum they keep.
-        .target(name: "FieldLengths", dependencies: [.product(name: "PushHostPlugin", package: "pushhost")]),
-        .target(name: "FieldsSwift", dependencies: ["FieldLengths", .product(name: "PushHostPlugin", package: "pushhost")]),
-        .target(name: "FieldsSwiftData", dependencies: ["FieldLengths", .product(name: "PushHostPlugin", package: "pushhost")]),
+        .target(name: "FieldLengths", dependencies: [.product(name: "PushHostPlugin", package: "sdk")]),
+        .target(name: "FieldsSwift", dependencies: ["FieldLengths", .product(name: "PushHostPlugin", package: "sdk")]),
+        .target(name: "FieldsSwiftData", dependencies: ["FieldLengths", .product(name: "PushHostPlugin", package: "sdk")]),
     ]
 )

@@ -10,14 +10,14 @@ let package = Package(
         .library(name: "ntfy", type: .dynamic, targets: ["Ntfy"]),
     ],
     dependencies: [
-        .package(name: "pushhost", path: "../.."),
+        .package(path: "../../sdk"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
             name: "Ntfy",
             dependencies: [
-                .product(name: "PushHostPlugin", package: "pushhost"),
+                .product(name: "PushHostPlugin", package: "sdk"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -25,16 +25,16 @@ extension PluginTemplate {
         let scenario = TemplateScenario(self)
         var files = [
             TemplateFile(path: "README.md", text: readme, executable: false),
-            TemplateFile(path: ".gitignore", text: ".build/\n*.so\nPackage.resolved\n", executable: false),
+            TemplateFile(path: ".gitignore", text: ".build/\n*.so\nPackage.resolved\ntest/results/\n", executable: false),
             TemplateFile(path: "test/run.sh", text: TemplateTestScript(template: self).text, executable: true),
             TemplateFile(path: "test/messages.ndjson", text: lines(scenario.messages), executable: false),
-            TemplateFile(path: "test/expected.txt", text: lines(scenario.expected), executable: false),
+            TemplateFile(path: "test/expected.ndjson", text: lines(scenario.expected), executable: false),
             TemplateFile(path: "test/expected.log", text: lines(scenario.logged), executable: false),
         ]
         if plays(.source) {
             files += [
                 TemplateFile(path: "test/records.ndjson", text: lines(scenario.sourceRecords), executable: false),
-                TemplateFile(path: "test/expected-source.txt", text: lines(scenario.expectedFromSource), executable: false),
+                TemplateFile(path: "test/expected-source.ndjson", text: lines(scenario.expectedFromSource), executable: false),
             ]
         }
         switch language {
@@ -149,24 +149,38 @@ extension PluginTemplate {
 
             ## The test
 
-            `test/run.sh` runs `pushhost run --plugin ./lib\(name).so` with
-            `test/messages.ndjson` on standard input, each run with a state folder of
-            its own, and checks:
+            `test/run.sh` first runs `pushhost plugins --check --plugin ./lib\(name).so`
+            (the plugin created and destroyed, as a run would), then
+            `pushhost run --ephemeral --plugin ./lib\(name).so` with
+            `test/messages.ndjson` on standard input (a state folder of its own,
+            removed at exit), and checks:
 
-            - the report: line N of `test/expected.txt` must be found in the report's
-              line N (one JSON line per record, in order), and there must be as many;
+            - the report, with `pushhost check`: each line of `test/expected.ndjson`
+              takes a report line in order, and only the fields it names are
+              compared; every report line must be expected. It also writes
+              `test/results/expected.xml` (JUnit XML; `RESULTS=DIR` puts it elsewhere)
+              for a CI to show;
             - the log: each line of `test/expected.log` must be found in pushhost's log.
+
+            After changing what the plugin does on purpose, write the expected lines
+            from a report instead of by hand, and keep only the fields that matter:
+
+            ```
+            pushhost run --ephemeral --plugin ./lib\(name).so --report report.ndjson < test/messages.ndjson
+            pushhost check report.ndjson test/expected.ndjson --update
+            ```
             \(plays(.source) ? """
 
             A host with a source runs until it is stopped, so each run waits for its
             report lines and then sends SIGTERM. A second run has the source submit
             `test/records.ndjson` (the setting `records`) and checks
-            `test/expected-source.txt`.
+            `test/expected-source.ndjson`.
 
             """ : "")
             `make test PUSHHOST=/path/to/pushhost` tests against another pushhost
             binary. The ABI is `<pushhost.h>` and docs/abi.md in the pushhost
-            repository; the report's fields are in its docs/running.md.
+            repository; the report's fields are in its docs/running.md, and testing
+            with pushhost (every status, a CI job to copy) in its docs/testing.md.
 
             """
     }

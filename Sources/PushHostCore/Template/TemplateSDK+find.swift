@@ -6,7 +6,7 @@ extension TemplateSDK {
     /// What the pushhost binary at `executable` comes with: installed by
     /// `make install`, the header in `PREFIX/include` and the Swift SDK's
     /// package in `PREFIX/share/pushhost/PushHostPlugin`; run from a build of
-    /// the source tree, that tree's `include/` and the tree itself.
+    /// the source tree, that tree's `include/` and `sdk/`.
     package static func beside(executable: String) -> TemplateSDK {
         var folder = parent(of: executable)
         let prefix = parent(of: folder)
@@ -16,8 +16,8 @@ extension TemplateSDK {
         }
         // A build of the tree: TREE/.build/PLATFORM/CONFIGURATION/pushhost.
         while folder.count > 1 {
-            if exists(folder + "/include/pushhost.h"), exists(folder + "/Sources/PushHostPlugin") {
-                return TemplateSDK(include: folder + "/include", swiftPackage: folder)
+            if exists(folder + "/include/pushhost.h"), exists(folder + "/sdk/Package.swift") {
+                return TemplateSDK(include: folder + "/include", swiftPackage: folder + "/sdk")
             }
             folder = parent(of: folder)
         }

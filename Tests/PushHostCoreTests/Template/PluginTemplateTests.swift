@@ -44,7 +44,17 @@ import Testing
         #expect(scenario.messages.contains(#"{"pushhost":"action","id":"m-2","action":"tap"}"#))
         #expect(!scenario.messages.contains { $0.contains(#""id":"m-1","action""#) })
         // Without background, the first message has nobody to go to.
-        #expect(scenario.expected[0] == #""id":"m-1","target":null,"status":"undelivered","route":"none""#)
+        #expect(scenario.expected[0] == #"{"id":"m-1","target":null,"status":"undelivered","route":"none"}"#)
+    }
+
+    @Test func everyExpectedLineIsAnObjectThatCheckReads() throws {
+        let scenario = TemplateScenario(try PluginTemplate(name: "all", language: .c, roles: PluginTemplate.Role.allCases))
+        let text = (scenario.expected + scenario.expectedFromSource).map { $0 + "\n" }.joined()
+        let lines = NumberedLine.lines(of: text, comments: true)
+        #expect(lines.count == scenario.expected.count + scenario.expectedFromSource.count)
+        for line in lines {
+            if case .failure(let error) = line.value { Issue.record("line \(line.number): \(error.reason)") }
+        }
     }
 
     @Test func aSwiftProjectNeedsTheSDKAndNamesItByItsFolder() throws {

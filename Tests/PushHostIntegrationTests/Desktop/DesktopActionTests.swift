@@ -56,7 +56,7 @@ struct DesktopActionTests {
 
         /// Waits until the report has `count` lines, and returns them.
         func report(_ count: Int) throws -> [[String: Any]] {
-            eventually(timeout: .seconds(20)) { (try? self.scratch.reportLines().count ?? 0) ?? 0 >= count }
+            eventually(timeout: .seconds(20)) { ((try? self.scratch.reportLines().count) ?? 0) >= count }
             let lines = try scratch.reportLines()
             try #require(lines.count >= count, "\(lines.count) report lines, not \(count):\n\(host.stderr)")
             return lines

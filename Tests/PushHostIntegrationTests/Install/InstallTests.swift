@@ -125,7 +125,7 @@ struct InstallTests {
 
     /// The Swift SDK's sources, which install as a package of their own.
     static let sdkSources: [String] = ((try? FileManager.default.contentsOfDirectory(
-        atPath: Paths.packageRoot.appendingPathComponent("Sources/PushHostPlugin").path)) ?? []).filter { $0.hasSuffix(".swift") }
+        atPath: Paths.packageRoot.appendingPathComponent("sdk/Sources/PushHostPlugin").path)) ?? []).filter { $0.hasSuffix(".swift") }
 
     @Test("DESTDIR stages the files under the final prefix's paths, and uninstall removes them all")
     func destdirAndUninstall() async throws {
@@ -156,8 +156,8 @@ struct InstallTests {
             "usr/share/doc/pushhost/LICENSE",
             "usr/share/doc/pushhost/CHANGELOG.md",
             "usr/share/pushhost/PushHostPlugin/Package.swift",
-            "usr/share/pushhost/PushHostPlugin/Sources/CPushHost/pushhost.h",
-            "usr/share/pushhost/PushHostPlugin/Sources/CPushHost/module.modulemap",
+            "usr/share/pushhost/PushHostPlugin/include/pushhost.h",
+            "usr/share/pushhost/PushHostPlugin/include/module.modulemap",
         ] + Self.samples.map { "usr/lib/pushhost/samples/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 }
           + runtime
           + Self.sdkSources.map { "usr/share/pushhost/PushHostPlugin/Sources/PushHostPlugin/" + $0 })

@@ -106,12 +106,12 @@ import Testing
         #expect(inWorkers.allSatisfy { $0.pid != isolated.pid && $0.ppid == isolated.pid }, "host \(isolated.pid): \(inWorkers)")
         #expect(Set(inWorkers.map(\.pid)).count == inWorkers.count, "\(inWorkers)")
 
-        FileManager.default.createFile(atPath: scratch.file("pids"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.file("pids"), contents: nil)
         let inHost = try scratch.runHost(["--plugin", plugin], stdin: Self.input, tag: "none", environment: environment)
         #expect(inHost.exit == .status(0), "\(inHost.stderr)")
         #expect(scratch.loads().map(\.pid) == [inHost.pid])
 
-        FileManager.default.createFile(atPath: scratch.file("pids"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.file("pids"), contents: nil)
         let other = try scratch.runHost(
             ["--plugin", plugin] + scratch.worker([.background]) + ["--isolate", "worker"], stdin: Self.input, tag: "other", environment: environment)
         #expect(other.exit == .status(0), "\(other.stderr)")
@@ -148,7 +148,7 @@ extension Scratch {
     /// load to `pids`, after writing its settings file (`scan.json`: `members`,
     /// then the grant of that log alone, which its walled scan and worker need).
     func loadLog(_ members: String = "") throws -> [String: String] {
-        FileManager.default.createFile(atPath: file("pids"), contents: nil)
+        _ = FileManager.default.createFile(atPath: file("pids"), contents: nil)
         try write("scan.json", #"{\#(members)"sandbox": {"write": ["\#(file("pids"))"]}}"#)
         return ["PH_SCAN_PID_LOG": file("pids")]
     }

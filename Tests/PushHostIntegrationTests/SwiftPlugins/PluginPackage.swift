@@ -3,10 +3,10 @@ import Testing
 
 /// A Swift plugin package as a third-party author writes it: a folder of its
 /// own under /tmp, outside this repository, with a Package.swift that
-/// depends on this package's `PushHostPlugin` product by path, a `.dynamic`
-/// library product per plugin, and plain Swift sources. Built once with
-/// `swift build`, on first use, for every test of the process; removed when
-/// the process exits.
+/// depends on the SDK package (`sdk/`, product `PushHostPlugin`) by path, a
+/// `.dynamic` library product per plugin, and plain Swift sources. Built once
+/// with `swift build` and a cache of its own (empty), on first use, for every
+/// test of the process; removed when the process exits.
 ///
 /// The plugins (each writes tab-separated lines to the file at its `log`
 /// setting, when given):
@@ -99,10 +99,10 @@ struct PluginPackage: Sendable {
         \(plugins.map { #"        .library(name: "\#($0.name)", type: .dynamic, targets: ["\#($0.target)"]),"# }.joined(separator: "\n"))
             ],
             dependencies: [
-                .package(name: "pushhost", path: \(String(reflecting: Paths.packageRoot.path))),
+                .package(path: \(String(reflecting: Paths.packageRoot.appendingPathComponent("sdk").path))),
             ],
             targets: [
-        \(plugins.map { #"        .target(name: "\#($0.target)", dependencies: [.product(name: "PushHostPlugin", package: "pushhost")]),"# }.joined(separator: "\n"))
+        \(plugins.map { #"        .target(name: "\#($0.target)", dependencies: [.product(name: "PushHostPlugin", package: "sdk")]),"# }.joined(separator: "\n"))
             ]
         )
 
@@ -537,7 +537,7 @@ struct PluginPackage: Sendable {
             try text.write(to: url, atomically: false, encoding: .utf8)
         }
         let start = ContinuousClock.now
-        let result = try Command.run("swift", ["build"], directory: root)
+        let result = try Command.run("swift", ["build", "--cache-path", root + "/.cache"], directory: root)
         let buildTime = ContinuousClock.now - start
         guard result.status == 0 else {
             throw PackageBuildError(output: result.stdout + result.stderr)

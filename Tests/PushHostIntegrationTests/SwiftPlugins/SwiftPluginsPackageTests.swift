@@ -16,15 +16,22 @@ import Testing
         }
         let manifest = PluginPackage.manifest
         #expect(manifest.hasPrefix("// swift-tools-version: 6.1\n"))
-        #expect(manifest.contains(#".package(name: "pushhost", path: "\#(Paths.packageRoot.path)")"#), "\(manifest)")
+        #expect(manifest.contains(#".package(path: "\#(Paths.packageRoot.path)/sdk")"#), "\(manifest)")
         #expect(manifest.contains(#".library(name: "slow", type: .dynamic, targets: ["Slow"])"#), "\(manifest)")
-        #expect(manifest.contains(#".product(name: "PushHostPlugin", package: "pushhost")"#), "\(manifest)")
+        #expect(manifest.contains(#".product(name: "PushHostPlugin", package: "sdk")"#), "\(manifest)")
         for plugin in PluginPackage.plugins {
             #expect(FileManager.default.fileExists(atPath: package.library(plugin.name)), "no lib\(plugin.name).so")
         }
         #expect(!package.buildOutput.contains("warning:"), "\(package.buildOutput)")
-        // Its build stays in its own folder.
+        // Its build stays in its own folder, and resolved no package but the
+        // SDK: none of the host's (argument parser, logging, metrics, NIO).
         #expect(FileManager.default.fileExists(atPath: package.root + "/.build"))
+        let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: package.root + "/.build/checkouts")) ?? []
+        #expect(checkouts.isEmpty, "\(checkouts)")
+        let resolved = (try? String(contentsOfFile: package.root + "/Package.resolved", encoding: .utf8)) ?? ""
+        #expect(!resolved.contains("\"identity\""), "\(resolved)")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: package.products + "/Modules")) ?? []
+        #expect(Set(modules.filter { $0.hasSuffix(".swiftmodule") }) == Set(["PushHostPlugin.swiftmodule"] + PluginPackage.plugins.map { "\($0.target).swiftmodule" }), "\(modules.sorted())")
     }
 
     @Test func pluginsAreListedWithTheirRoles() throws {
