@@ -19,8 +19,9 @@ struct NewPluginCommand: ParsableCommand, LoggingCommand {
             The folder (--output, default ./NAME) must be new or empty. A C project builds with cc and finds \
             <pushhost.h> with pkg-config (else where this pushhost's header is); a Swift project is a package that \
             depends on the Swift SDK (PushHostPlugin) installed beside this pushhost, or on the one --sdk names. \
-            Its test, test/run.sh, pipes test/messages.ndjson into pushhost run and checks each report line and \
-            the plugin's log lines. A plugin with the action role but neither background nor screen gets \
+            Its test, test/run.sh, runs pushhost plugins --check, pipes test/messages.ndjson into pushhost run \
+            --ephemeral, holds the report against test/expected.ndjson with pushhost check (JUnit XML into \
+            test/results/) and checks the plugin's log lines. A plugin with the action role but neither background nor screen gets \
             background too, so that its test can deliver a message to act on.
             """
     )
@@ -37,7 +38,7 @@ struct NewPluginCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Where to write it (default: ./NAME).", valueName: "DIR"))
     var output: String?
 
-    @Option(help: ArgumentHelp("The Swift SDK's package folder, for --language swift (default: the one installed beside this pushhost).", valueName: "DIR"))
+    @Option(help: ArgumentHelp("The Swift SDK's package folder, for --language swift (default: the one installed beside this pushhost, or the sdk/ of the clone that built it).", valueName: "DIR"))
     var sdk: String?
 
     @OptionGroup var log: LogOptions
