@@ -10,8 +10,9 @@
 /// records not taken yet get no line, as a stop takes nothing new.
 extension Pipeline {
     /// Writes the line of the record under way in `call` (failed, with the
-    /// plugin and the handler and why) and of every record waiting in the
-    /// queue, in input order, then writes out the report.
+    /// plugin and the handler and why), of every record waiting in the
+    /// queue, in input order, and of every message an interceptor holds
+    /// (failed), then writes out the report.
     func giveUp(_ call: GivenUpCall) {
         let flight = flight(of: call)
         // A UI stage or an event runs once its record left the head of the
@@ -28,6 +29,14 @@ extension Pipeline {
             }
         }
         if !written { writeGivenUp(flight, call) }
+        // No interceptor is called again: their turns are closed here, and a
+        // late `proceed` or `stop` is ignored.
+        for (held, by) in interceptors.abandonAll() where held !== flight && held.completion == nil {
+            report.write(.retry, completion: nil) {
+                MessageLine(flight: held, status: .failed, route: .none, names: reportNames, ui: ReportNames.none,
+                            problem: "the host exited while the interceptor \(by) held it")
+            }
+        }
         flushAll()
     }
 

@@ -4,8 +4,8 @@ import Testing
 /// Issue 39, item 3: when the watchdog ends the host (exit status 4) on a
 /// handler that never returns, the record of standard input under way gets
 /// its report line first (`failed`, naming the plugin and the handler and
-/// why), after the lines of the records before it; the records not taken
-/// yet get none, as at a stop.
+/// why), after the lines of the records before it, and so does a message
+/// an interceptor holds; the records not taken yet get none, as at a stop.
 @Suite struct HungRecordLineTests {
     static let input = ndjson(
         #"{"message_id":"a","data":{}}"#, #"{"message_id":"b","data":{"fault":"hang"}}"#, #"{"message_id":"c","data":{}}"#)
@@ -97,6 +97,22 @@ import Testing
         #expect(run.line("a")?["error"] as? String == "the host exited before its data stage ended")
         #expect(run.line("b")?["data"] as? [[String: String]] == [["plugin": "d", "verdict": "continue"], ["plugin": "faulty", "verdict": "failed"]])
         #expect(run.line("b")?["error"] as? String == "plugin faulty did not return from on_data within --handler-timeout 1.0s (the host exited with status 4)")
+    }
+
+    /// A line an interceptor still holds when the host gives up gets its
+    /// line too: failed, naming the interceptor, as at a stop.
+    @Test func aMessageAnInterceptorHoldsIsReportedFailed() throws {
+        let scratch = try Scratch()
+        let plugins = try scratch.probe("gate", [.interceptor], settings: ["intercept": "hold", "delay_ms": "30000"])
+            + scratch.faulty("on_data") + scratch.probe("bg", [.background])
+        let input = ndjson(#"{"message_id":"held","data":{}}"#, #"{"message_id":"b","data":{"intercept":"proceed","fault":"hang"}}"#)
+        let run = try scratch.runHost(plugins + ["--handler-timeout", "1"], stdin: input)
+        #expect(run.exit == .status(4), "\(run.stderr)")
+        #expect(Set(run.ids) == ["held", "b"], "\(run.report)")
+        #expect(run.line("b")?["error"] as? String == "plugin faulty did not return from on_data within --handler-timeout 1.0s (the host exited with status 4)")
+        #expect(run.line("held")?["status"] as? String == "failed")
+        #expect(run.line("held")?["route"] as? String == "none")
+        #expect(run.line("held")?["error"] as? String == "the host exited while the interceptor gate held it", "\(run.report)")
     }
 
     /// A spool file stays in new/ for the next start, which reports it: no line now.
