@@ -148,6 +148,8 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         let ephemeralState = try ephemeral ? EphemeralState(logger: logger) : nil
         // Declared before the host: runs after its shutdown, once its workers are gone.
         defer { ephemeralState?.remove() }
+        // A signal while the plugins are created ends the process: without the folder.
+        let setupSignals = ephemeralState.map { state in SetupSignals { state.remove() } }
         options.ephemeral = ephemeralState
         let tokens = try TokenStore(directory: ephemeralState?.path ?? StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
@@ -161,6 +163,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
             logger: logger
         )
         defer { host.shutdown() }
+        setupSignals?.handOver()
         if isatty(0) == 1 {
             logger.notice("reading messages from standard input, which is a terminal: one JSON object per line, Ctrl-D to end (or pipe a file in: pushhost run ... < messages.ndjson)")
         }

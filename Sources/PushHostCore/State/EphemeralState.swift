@@ -12,8 +12,9 @@ import Synchronization
 /// token, the delivered messages, the retained actions, the plugins' own
 /// folders) goes there. It is removed, with everything beneath it, at every
 /// exit the host makes: its input ended, a stop (SIGINT, SIGTERM), a setup
-/// error, a report that cannot be written, and the watchdog's exit (status
-/// 4). A host that is killed (SIGKILL) or crashes leaves it behind.
+/// error, a report that cannot be written, the watchdog's exit (status 4),
+/// and a signal while the plugins are created (``SetupSignals``). A host
+/// that is killed (SIGKILL) or crashes leaves it behind.
 package final class EphemeralState: Sendable {
     /// The folder: `/tmp/pushhost-ephemeral-a1B2c3`.
     package let path: String

@@ -14,15 +14,18 @@ enum ShutdownSignal {
     /// When the first signal came (`MonotonicClock`, ns; 0 before): the
     /// run loop and the watchdog count `--stop-timeout` from the same instant.
     static let firstAt = Atomic<UInt64>(0)
+    /// The first signal's number (0 before).
+    static let first = Atomic<Int32>(0)
 
     /// Installs the handlers and returns the end to poll.
     static func install() -> Int32 {
         let wake = pipe ?? WakePipe()
         pipe = wake
         var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in
+        action.__sigaction_handler.sa_handler = { number in
             // clock_gettime is async-signal-safe.
             _ = ShutdownSignal.firstAt.compareExchange(expected: 0, desired: MonotonicClock.now(), ordering: .relaxed)
+            _ = ShutdownSignal.first.compareExchange(expected: 0, desired: number, ordering: .relaxed)
             ShutdownSignal.received.add(1, ordering: .releasing)
             ShutdownSignal.pipe?.wake()
         }

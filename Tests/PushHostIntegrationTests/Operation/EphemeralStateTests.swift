@@ -172,6 +172,29 @@ import Testing
         try hermetic.expectNothingLeft(result.stderr)
     }
 
+    /// A signal while a plugin is still being created (before the run loop
+    /// takes signals as a stop) ends the host by that signal, as before,
+    /// but the folder goes first; the same for `plugins --check`.
+    @Test(arguments: [SIGTERM, SIGINT]) func aSignalWhileAPluginIsCreated(_ signal: Int32) throws {
+        let hermetic = try Hermetic()
+        let scratch = hermetic.scratch
+        // Its create waits for a file that never comes (a minute at most).
+        let slow = try scratch.plugin("slowstart.so", PluginSource.fixture("metrics-slow-start"))
+        let arguments = ["--plugin", slow, "--set", "slowstart.gate=\(scratch.file("never"))"]
+        for command in [["run"] + Hermetic.flags + ["--report", scratch.file("report.ndjson")], ["plugins", "--check", "--log-level", "debug"]] {
+            try? FileManager.default.removeItem(atPath: scratch.file("stderr.log"))
+            let input = Pipe()
+            defer { try? input.fileHandleForWriting.close() }
+            let host = try HostProcess(command + arguments, errorPath: scratch.file("stderr.log"), environment: hermetic.environment, input: input)
+            let made = eventually(timeout: .seconds(20)) { hermetic.names("tmp").contains { $0.hasPrefix("pushhost-ephemeral-") } }
+            try #require(made, "\(command[0]): \(host.stderr)")
+            #expect(host.waitForExit(timeout: .milliseconds(300)) == nil, "\(command[0]) ended:\n\(host.stderr)")
+            host.send(signal)
+            #expect(host.waitForExit() == .signal(signal), "\(command[0]): \(host.stderr)")
+            try hermetic.expectNothingLeft(host.stderr)
+        }
+    }
+
     /// A report that cannot be written stops the run (status 1).
     @Test func aReportThatCannotBeWritten() throws {
         let hermetic = try Hermetic()

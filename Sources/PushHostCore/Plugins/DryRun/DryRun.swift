@@ -50,6 +50,8 @@ package final class DryRun {
         for problem in strayFlags { logger.error("\(problem)") }
         let state = try EphemeralState(logger: logger)
         defer { state.remove() }
+        // A signal while the plugins are created ends the process: without the folder.
+        _ = SetupSignals { state.remove() }
         let tokens = try TokenStore(directory: state.path, logger: logger)
         // Nothing a plugin submits is taken.
         let submissions = PluginSubmissions(limit: 1, maxBytes: 1)
