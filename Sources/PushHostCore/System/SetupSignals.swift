@@ -10,8 +10,8 @@ import Synchronization
 /// left behind. A thread of its own waits on the signal's pipe; from
 /// ``handOver()`` on, a signal is the run loop's.
 package final class SetupSignals: Sendable {
-    private enum Phase { case setup, ending, handedOver }
-    private let phase = Mutex(Phase.setup)
+    private enum SignalTaker { case setup, ending, handedOver }
+    private let phase = Mutex(SignalTaker.setup)
 
     package init(cleanup: @escaping @Sendable () -> Void) {
         let signals = ShutdownSignal.install()
