@@ -390,8 +390,10 @@ final class Pipeline: Intake, Awaited {
     /// record whose source can take it again (a spool file, a plugin) learns
     /// `stopped` and has no report line; a line of standard input, which
     /// cannot be read again, is reported failed. Their late `proceed`,
-    /// `stop` and `complete` calls are ignored.
+    /// `stop` and `complete` calls are ignored. A worker still in a call is
+    /// killed, and the call fails.
     func stop() {
+        workers.endCallsUnderWay()
         settle()
         for (item, by) in interceptors.abandonAll() {
             stopped(item, reason: "the host stopped while the interceptor \(by) held it")

@@ -140,23 +140,36 @@ import Testing
         #expect(run.line("b")?["error"] as? String == "plugin worker did not return from on_data within --handler-timeout 1.0s (its worker was killed)")
     }
 
-    /// The same with a stop under way: the host drains the calls under way
-    /// in workers, so the stop ends once the hung worker is killed (after
-    /// `--handler-timeout`, here 3 s), and every record read has its line.
-    @Test func anIsolatedHungHandlerDuringAStop() throws {
+    /// The same with a stop under way: when `--stop-timeout` runs out, the
+    /// worker still in its call is killed (not after `--handler-timeout`,
+    /// here 600 s), the host exits 0, and every record read has its line: a
+    /// hung `on_data`'s is failed as at any stop (its data stage did not
+    /// end), a hung `on_background`'s (a UI call the stop waits for) says
+    /// the worker was killed.
+    @Test(arguments: ["on_data", "on_background"])
+    func anIsolatedHungHandlerDuringAStop(_ handler: String) throws {
         let scratch = try Scratch()
         let input = Pipe()
+        let roles: Set<ProbeRole> = handler == "on_data" ? [.data, .background] : [.background]
         let host = try HostProcess(
-            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--handler-timeout", "3", "--stop-timeout", "1",
-             "--isolate", "all"] + scratch.worker([.data, .background]),
+            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--handler-timeout", "600", "--stop-timeout", "1",
+             "--isolate", "all"] + scratch.worker(roles),
             errorPath: scratch.file("stderr.log"), input: input)
         defer { try? input.fileHandleForWriting.close() }
         input.fileHandleForWriting.write(Data(Self.input.utf8))
-        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().map(\.call).contains("on_data b") }, "\(host.stderr)")
+        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().map(\.call).contains("\(handler) b") }, "\(host.stderr)")
         host.send(SIGTERM)
         #expect(host.waitForExit() == .status(0), "\(host.stderr)")
         let report = try scratch.reportLines()
         #expect(report.map { $0["id"] as? String } == ["a", "b", "c"], "\(report)")
-        #expect(report.map { $0["status"] as? String } == ["delivered", "failed", "failed"], "\(report)")
+        // c's data stage had ended (no data plugin) when the stop came: it
+        // goes on to its UI stage, in the worker started again.
+        let last = handler == "on_data" ? "failed" : "delivered"
+        #expect(report.map { $0["status"] as? String } == ["delivered", "failed", last], "\(report)")
+        let error = handler == "on_data"
+            ? "the host stopped before its data stage ended"
+            : "plugin worker was still in on_background when --stop-timeout 1.0s ran out (its worker was killed)"
+        #expect(report[1]["error"] as? String == error, "\(report)")
+        #expect(host.stderr.contains("was killed when --stop-timeout 1.0s ran out in \(handler)"), "\(host.stderr)")
     }
 }

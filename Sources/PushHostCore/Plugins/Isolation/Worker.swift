@@ -352,6 +352,16 @@ final class Worker {
     /// Whether a call is still under way (a pending verdict is not a call).
     var hasCallUnderWay: Bool { !calls.isEmpty }
 
+    /// Kills the worker when it began a call that has not returned, as a
+    /// stop's `--stop-timeout` ran out: the call fails
+    /// (``ended(_:verdicts:)``) and the stop does not wait for
+    /// `--handler-timeout`. Calls it has not begun go to the next worker.
+    func endCallUnderWay() {
+        guard let call = calls.first, let process, call.id <= process.ring.lastBegun,
+              !process.stoppedOut.exchange(true, ordering: .relaxed) else { return }
+        kill(process.pid, SIGKILL)
+    }
+
     /// Whether a UI call is still under way.
     var hasUIUnderWay: Bool { lastUI > returnedThrough }
 
@@ -500,6 +510,7 @@ final class Worker {
     /// the plugin, or (at shutdown, or after a recycle) takes note.
     func ended(_ status: Int32, verdicts: Workers.VerdictTaker) {
         let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
+        let stoppedOut = process?.stoppedOut.load(ordering: .relaxed) ?? false
         // What it did, when it sent something malformed (it was killed for that).
         let malformed = process?.rejection.map { "sent a malformed answer: \($0)" }
         // A call it never began (it died first) goes to the next worker, unfailed.
@@ -518,6 +529,8 @@ final class Worker {
             let reason = malformed.map { "plugin \(name) \($0)" }
                 ?? (timedOut
                     ? "plugin \(name) did not return from \(call.handler.name) within --handler-timeout \(launch.handlerTimeout)s (its worker was killed)"
+                    : stoppedOut
+                    ? "plugin \(name) was still in \(call.handler.name) when --stop-timeout \(launch.stopTimeout)s ran out (its worker was killed)"
                     : (status & 0x7f) != 0 ? "plugin \(name) crashed in \(call.handler.name): \(how)"
                     : "plugin \(name)'s worker exited in \(call.handler.name) (\(how))")
             fail(call, reason, verdicts: verdicts)
@@ -535,7 +548,8 @@ final class Worker {
         out.removeAll()
         let place = underWay.map { "in \($0)" } ?? "between calls"
         let what = malformed
-            ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)" : "crashed \(place): \(how)")
+            ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)"
+                : stoppedOut ? "was killed when --stop-timeout \(launch.stopTimeout)s ran out \(place)" : "crashed \(place): \(how)")
         noteCrash(what, verdicts: verdicts)
     }
 

@@ -30,6 +30,9 @@ final class WorkerProcess: @unchecked Sendable {
     let progress = Atomic<UInt64>(0)
     /// Whether the reader killed it for a call over `--handler-timeout`.
     let timedOut = Atomic(false)
+    /// Whether the host killed it for a call still under way when a stop's
+    /// `--stop-timeout` ran out.
+    let stoppedOut = Atomic(false)
     /// Its wait status, once it ended (-1 before).
     private let ended = Mutex<Int32>(-1)
     /// The first malformed thing it sent, once it sent one.

@@ -144,6 +144,12 @@ package final class Workers {
         settle { $0 !== except && $0.hasUIUnderWay }
     }
 
+    /// At a stop's deadline: kills each worker that still has a call under
+    /// way (its call fails), so that the stop ends now.
+    func endCallsUnderWay() {
+        for worker in all { worker.endCallUnderWay() }
+    }
+
     /// Sends what was posted, and waits until every call posted returned
     /// (data calls included): a host event then comes after the data
     /// stages of the messages before it, as it does in the host.
