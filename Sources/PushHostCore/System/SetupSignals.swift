@@ -12,15 +12,20 @@ import Synchronization
 package final class SetupSignals: Sendable {
     private enum SignalTaker { case setup, ending, handedOver }
     private let phase = Mutex(SignalTaker.setup)
+    /// Wakes the thread at the hand-over, so that it sleeps until one or the
+    /// other. Never closed: `handOver` may write to it after the thread ended.
+    private let handedOver = WakePipe()
 
     package init(cleanup: @escaping @Sendable () -> Void) {
         let signals = ShutdownSignal.install()
         DetachedThread.startOrFail { [self] in
-            var wait = pollfd(fd: signals, events: Int16(POLLIN), revents: 0)
+            // The signal pipe is polled, never read: a signal after the
+            // hand-over stays for the run loop.
+            var waits = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0),
+                         pollfd(fd: handedOver.readEnd, events: Int16(POLLIN), revents: 0)]
             while true {
-                // Polled, never read: a signal after the hand-over stays for the run loop.
-                let ready = poll(&wait, 1, 100) > 0
-                let now = self.phase.withLock { phase in
+                let ready = poll(&waits, 2, -1) > 0 && waits[0].revents != 0
+                let now = phase.withLock { phase in
                     if phase == .setup && ready { phase = .ending }
                     return phase
                 }
@@ -38,8 +43,10 @@ package final class SetupSignals: Sendable {
     /// From now on a signal is a stop, which the run loop takes; one that
     /// came before is already being handled (the process is ending).
     package func handOver() {
-        phase.withLock { phase in
+        let handed = phase.withLock { phase in
             if phase == .setup { phase = .handedOver }
+            return phase == .handedOver
         }
+        if handed { handedOver.wake() }
     }
 }

@@ -357,9 +357,8 @@ final class Worker {
     /// (``ended(_:verdicts:)``) and the stop does not wait for
     /// `--handler-timeout`. Calls it has not begun go to the next worker.
     func endCallUnderWay() {
-        guard let call = calls.first, let process, call.id <= process.ring.lastBegun,
-              !process.stoppedOut.exchange(true, ordering: .relaxed) else { return }
-        kill(process.pid, SIGKILL)
+        guard let call = calls.first, let process, call.id <= process.ring.lastBegun else { return }
+        process.kill(for: .stopTimeout)
     }
 
     /// Whether a UI call is still under way.
@@ -509,8 +508,7 @@ final class Worker {
     /// what it left pending, then restarts it after a backoff, or disables
     /// the plugin, or (at shutdown, or after a recycle) takes note.
     func ended(_ status: Int32, verdicts: Workers.VerdictTaker) {
-        let timedOut = process?.timedOut.load(ordering: .relaxed) ?? false
-        let stoppedOut = process?.stoppedOut.load(ordering: .relaxed) ?? false
+        let killedFor = process?.killedFor
         // What it did, when it sent something malformed (it was killed for that).
         let malformed = process?.rejection.map { "sent a malformed answer: \($0)" }
         // A call it never began (it died first) goes to the next worker, unfailed.
@@ -526,13 +524,17 @@ final class Worker {
         var underWay: String?
         if let call = calls.first, call.id <= begun {
             underWay = call.handler.name
-            let reason = malformed.map { "plugin \(name) \($0)" }
-                ?? (timedOut
-                    ? "plugin \(name) did not return from \(call.handler.name) within --handler-timeout \(launch.handlerTimeout)s (its worker was killed)"
-                    : stoppedOut
-                    ? "plugin \(name) was still in \(call.handler.name) when --stop-timeout \(launch.stopTimeout)s ran out (its worker was killed)"
-                    : (status & 0x7f) != 0 ? "plugin \(name) crashed in \(call.handler.name): \(how)"
-                    : "plugin \(name)'s worker exited in \(call.handler.name) (\(how))")
+            let handler = call.handler.name
+            let reason: String =
+                switch (malformed, killedFor) {
+                case (let malformed?, _): "plugin \(name) \(malformed)"
+                case (nil, .handlerTimeout?):
+                    "plugin \(name) did not return from \(handler) within --handler-timeout \(launch.handlerTimeout)s (its worker was killed)"
+                case (nil, .stopTimeout?):
+                    "plugin \(name) was still in \(handler) when --stop-timeout \(launch.stopTimeout)s ran out (its worker was killed)"
+                case (nil, nil) where (status & 0x7f) != 0: "plugin \(name) crashed in \(handler): \(how)"
+                case (nil, nil): "plugin \(name)'s worker exited in \(handler) (\(how))"
+                }
             fail(call, reason, verdicts: verdicts)
             advance()
         }
@@ -547,9 +549,13 @@ final class Worker {
         turns.removeAll()
         out.removeAll()
         let place = underWay.map { "in \($0)" } ?? "between calls"
-        let what = malformed
-            ?? (timedOut ? "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)"
-                : stoppedOut ? "was killed when --stop-timeout \(launch.stopTimeout)s ran out \(place)" : "crashed \(place): \(how)")
+        let what: String =
+            switch (malformed, killedFor) {
+            case (let malformed?, _): malformed
+            case (nil, .handlerTimeout?): "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)"
+            case (nil, .stopTimeout?): "was killed when --stop-timeout \(launch.stopTimeout)s ran out \(place)"
+            case (nil, nil): "crashed \(place): \(how)"
+            }
         noteCrash(what, verdicts: verdicts)
     }
 

@@ -28,11 +28,27 @@ final class WorkerProcess: @unchecked Sendable {
     /// When the calls last made progress (monotonic ns): a call returned,
     /// or one was posted to an idle worker.
     let progress = Atomic<UInt64>(0)
-    /// Whether the reader killed it for a call over `--handler-timeout`.
-    let timedOut = Atomic(false)
-    /// Whether the host killed it for a call still under way when a stop's
-    /// `--stop-timeout` ran out.
-    let stoppedOut = Atomic(false)
+    /// Why the host killed it for a call under way (a ``KillReason``'s raw
+    /// value; 0 before): the first reason wins.
+    private let killReason = Atomic<UInt8>(0)
+    /// Why the host kills a worker with a call under way.
+    enum KillReason: UInt8 {
+        /// The call was under way longer than `--handler-timeout` (the reader's watcher).
+        case handlerTimeout = 1
+        /// A stop's `--stop-timeout` ran out while it was (the dispatch thread).
+        case stopTimeout = 2
+    }
+
+    /// Why it was killed for a call under way, once it was.
+    var killedFor: KillReason? { KillReason(rawValue: killReason.load(ordering: .relaxed)) }
+
+    /// Kills it for `reason`, unless it was killed for one already.
+    func kill(for reason: KillReason) {
+        if killReason.compareExchange(expected: 0, desired: reason.rawValue, ordering: .relaxed).exchanged {
+            Glibc.kill(pid, SIGKILL)
+        }
+    }
+
     /// Its wait status, once it ended (-1 before).
     private let ended = Mutex<Int32>(-1)
     /// The first malformed thing it sent, once it sent one.
@@ -292,6 +308,6 @@ private final class Watcher {
         // Answers the host has not taken yet: the worker is not the one behind.
         if process.ring.isWaitingForHost { return process.progress.store(MonotonicClock.now(), ordering: .relaxed) }
         guard MonotonicClock.now() &- process.progress.load(ordering: .relaxed) > timeout else { return }
-        if !process.timedOut.exchange(true, ordering: .relaxed) { kill(process.pid, SIGKILL) }
+        process.kill(for: .handlerTimeout)
     }
 }
