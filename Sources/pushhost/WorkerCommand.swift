@@ -41,6 +41,9 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The walls to put up before the plugin is opened.")
     var sandbox: SandboxMode = .off
 
+    @Option(help: "Why the host could not start the worker in namespaces of its own (a wall that did not stand).")
+    var namespaceFailure: String?
+
     @Option(help: "The plugin's name, as the host's scan read it (its state folder is granted by it).")
     var name: String?
 
@@ -50,7 +53,7 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @OptionGroup var log: LogOptions
 
     func run() throws {
-        if scan { PluginScan.serve(file: plugin, host: host, sandbox: sandbox, logger: Logger(label: "pushhost")) }
+        if scan { PluginScan.serve(file: plugin, host: host, sandbox: sandbox, namespaceFailure: namespaceFailure, logger: Logger(label: "pushhost")) }
         guard let state else { throw UsageError("--state is needed, except with --scan") }
         // Its state folder, the one folder it may write, is granted by name.
         if sandbox != .off && name == nil { throw UsageError("--sandbox \(sandbox.rawValue) needs --name") }
@@ -61,7 +64,7 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
         }
         WorkerLoop(
             file: plugin, settings: values, stateDirectory: state, platform: platform, targetKey: targetKey, memoryLimit: memoryLimit, host: host,
-            sandbox: sandbox, name: name, logger: Logger(label: "pushhost")
+            sandbox: sandbox, namespaceFailure: namespaceFailure, name: name, logger: Logger(label: "pushhost")
         ).run()
     }
 }

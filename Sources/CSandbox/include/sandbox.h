@@ -29,8 +29,26 @@ extern char *ph_strerror(int number) __asm__("strerror");
 #define PH_AF_UNIX 1
 #define PH_AF_INET 2
 #define PH_AF_INET6 10
-#define PH_AF_PACKET 17
 #define PH_SOCK_RAW 3
+#define PH_PR_CAPBSET_DROP 24
+#define PH_PR_SET_SECUREBITS 28
+#define PH_PR_CAP_AMBIENT 47
+#define PH_PR_CAP_AMBIENT_CLEAR_ALL 4
+/* capget and capset, which have no number common to every architecture. */
+#if defined(__x86_64__)
+#define PH_NR_CAPGET 125
+#define PH_NR_CAPSET 126
+#elif defined(__aarch64__)
+#define PH_NR_CAPGET 90
+#define PH_NR_CAPSET 91
+#else
+#error "capget and capset: add this architecture's numbers"
+#endif
+/* _LINUX_CAPABILITY_VERSION_3: two 32-bit words a set. */
+#define PH_CAPABILITY_VERSION_3 0x20080522
+/* SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_NO_CAP_AMBIENT_RAISE,
+ * each locked, and SECBIT_KEEP_CAPS locked off: root gains nothing back. */
+#define PH_SECUREBITS_LOCKED_DOWN 0xef
 
 /* The walls a worker puts up around its plugin: the system calls Swift
  * cannot make itself (variadic, or without a libc wrapper). Each returns 0
@@ -63,8 +81,9 @@ extern char *ph_strerror(int number) __asm__("strerror");
 struct ph_seccomp_grants {
     int exec;     /* fork, vfork, clone without CLONE_THREAD, execve */
     int inet;     /* AF_INET and AF_INET6 sockets */
-    int unix_sockets; /* new AF_UNIX sockets (a bus), socketpair */
+    int unix_sockets; /* AF_UNIX sockets and socket pairs */
 };
+/* Every other family (netlink, packet, vsock, bluetooth, ...) is refused whatever is granted. */
 
 /* Each function returns 0 or a file descriptor, or -1 with errno set
  * (ph_seccomp_load: -1 with `error` saying why). All of it is inline, as
@@ -127,6 +146,33 @@ static inline int ph_no_new_privs(void) {
     return ph_prctl(PH_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+struct ph_cap_header {
+    uint32_t version;
+    int pid;
+};
+struct ph_cap_data {
+    uint32_t effective, permitted, inheritable;
+};
+
+/* Drops every capability: the ambient set, the bounding set (with
+ * CAP_SETPCAP, which a process without capabilities cannot and need not
+ * drop), the secure bits locked so that root gains none back, then the
+ * effective, permitted and inheritable sets. 0 when no capability is left
+ * in any set, else -1. */
+static inline int ph_drop_capabilities(void) {
+    ph_prctl(PH_PR_CAP_AMBIENT, PH_PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct ph_cap_header header = {PH_CAPABILITY_VERSION_3, 0};
+    struct ph_cap_data data[2] = {{0, 0, 0}, {0, 0, 0}};
+    if (ph_syscall(PH_NR_CAPGET, &header, data) == 0 && (data[0].effective & (1u << 8 /* CAP_SETPCAP */))) {
+        for (int cap = 0; cap < 64; cap++) ph_prctl(PH_PR_CAPBSET_DROP, cap, 0, 0, 0);
+        if (ph_prctl(PH_PR_SET_SECUREBITS, PH_SECUREBITS_LOCKED_DOWN, 0, 0, 0) != 0) return -1;
+    }
+    struct ph_cap_data none[2] = {{0, 0, 0}, {0, 0, 0}};
+    if (ph_syscall(PH_NR_CAPSET, &header, none) != 0) return -1;
+    if (ph_syscall(PH_NR_CAPGET, &header, data) != 0) return -1;
+    return (data[0].effective | data[0].permitted | data[0].inheritable | data[1].effective | data[1].permitted | data[1].inheritable) ? -1 : 0;
+}
+
 /* libseccomp's ABI, as its seccomp.h declares it. */
 typedef void *scmp_filter_ctx;
 struct scmp_arg_cmp {
@@ -138,6 +184,7 @@ struct scmp_arg_cmp {
 #define SCMP_ACT_ALLOW 0x7fff0000U
 #define SCMP_ACT_ERRNO(x) (0x00050000U | ((x) & 0x0000ffffU))
 #define SCMP_CMP_EQ 4
+#define SCMP_CMP_GT 6
 #define SCMP_CMP_MASKED_EQ 7
 /* <sched.h> names it only under _GNU_SOURCE, which a module header must not define. */
 #define PH_CLONE_THREAD 0x00010000
@@ -190,6 +237,8 @@ static const char *const ph_seccomp_refused[] = {
     "quotactl", "syslog", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "iopl", "ioperm",
     "lookup_dcookie", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
     "setdomainname", "vhangup",
+    /* A ring's operations are out of a filter's reach: through it, a socket of any family, without `socket`. */
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
 };
 
 /* Whether libseccomp can be opened here (what `pushhost plugins` says). */
@@ -209,24 +258,29 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
     }
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof ph_seccomp_refused / sizeof *ph_seccomp_refused; i++) rc = ph_seccomp_refuse(&lib, ctx, ph_seccomp_refused[i], 0, (void *)0, error, size);
-    /* Raw and packet sockets, whatever else is granted. */
-    struct scmp_arg_cmp packet[] = {{0, SCMP_CMP_EQ, PH_AF_PACKET, 0}};
+    /* Sockets by an allow-list of families: AF_UNIX (1) when granted, AF_INET (2) and AF_INET6 (10) when
+     * granted, nothing else. The rules compare all 64 bits of the argument, so a family with high bits set
+     * is above 10, and refused. */
+    for (size_t call = 0; rc == 0 && call < 2; call++) {
+        const char *name = call == 0 ? "socket" : "socketpair";
+        struct scmp_arg_cmp above[] = {{0, SCMP_CMP_GT, PH_AF_INET6, 0}};
+        rc = ph_seccomp_refuse(&lib, ctx, name, 1, above, error, size);
+        for (uint64_t family = 0; rc == 0 && family < PH_AF_INET6; family++) {
+            int allowed = (family == PH_AF_UNIX && grants->unix_sockets) || (family == PH_AF_INET && grants->inet);
+            if (allowed) continue;
+            struct scmp_arg_cmp one[] = {{0, SCMP_CMP_EQ, family, 0}};
+            rc = ph_seccomp_refuse(&lib, ctx, name, 1, one, error, size);
+        }
+        if (rc == 0 && !grants->inet) {
+            struct scmp_arg_cmp inet6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}};
+            rc = ph_seccomp_refuse(&lib, ctx, name, 1, inet6, error, size);
+        }
+    }
+    /* Raw IP sockets, whatever else is granted. */
     struct scmp_arg_cmp raw4[] = {{0, SCMP_CMP_EQ, PH_AF_INET, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, PH_SOCK_RAW}};
     struct scmp_arg_cmp raw6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, PH_SOCK_RAW}};
-    if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, packet, error, size);
     if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 2, raw4, error, size);
     if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 2, raw6, error, size);
-    if (rc == 0 && !grants->inet) {
-        struct scmp_arg_cmp inet4[] = {{0, SCMP_CMP_EQ, PH_AF_INET, 0}};
-        struct scmp_arg_cmp inet6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}};
-        rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, inet4, error, size);
-        if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, inet6, error, size);
-    }
-    if (rc == 0 && !grants->unix_sockets) {
-        struct scmp_arg_cmp local[] = {{0, SCMP_CMP_EQ, PH_AF_UNIX, 0}};
-        rc = ph_seccomp_refuse(&lib, ctx, "socket", 1, local, error, size);
-        if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socketpair", 1, local, error, size);
-    }
     if (rc == 0 && !grants->exec) {
         /* A new thread is a clone with CLONE_THREAD; clone3's flags are out of a filter's reach, so it is
          * refused with ENOSYS, and the C library falls back to clone. */
@@ -244,5 +298,46 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
     lib.release(ctx);
     return rc < 0 ? -1 : 0;
 }
+
+/* How a worker is started (sandbox.c): with `walled`, in new user, PID
+ * and mount namespaces (its ids mapped to the host's own, a /proc of its
+ * own that holds only its processes), so that the first process there is
+ * its init (ph_become_init) and the worker the second. */
+struct ph_spawn {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    /* Descriptors put in place in order: from[i] becomes to[i] (the same number: kept open). */
+    const int *from;
+    const int *to;
+    int count;
+    /* Standard input /dev/null. */
+    int stdin_null;
+    int walled;
+    /* The host's effective user and group ids. */
+    unsigned uid, gid;
+};
+
+/* The steps of a start, as ph_spawn_start names the one that failed. */
+enum {
+    PH_SPAWN_CLONE = 1,
+    PH_SPAWN_SETGROUPS,
+    PH_SPAWN_UID_MAP,
+    PH_SPAWN_GID_MAP,
+    PH_SPAWN_PRIVATE_MOUNTS,
+    PH_SPAWN_PROC,
+    PH_SPAWN_DESCRIPTORS,
+    PH_SPAWN_EXEC,
+};
+
+/* Starts it; its pid, or -1 with the step that failed and its errno. */
+int ph_spawn_start(const struct ph_spawn *spawn, int *step, int *error);
+const char *ph_spawn_step_name(int step);
+
+/* [the first process of a walled worker's namespace] Forks: returns 0 in
+ * the child, which goes on as the worker; the parent closes every
+ * descriptor but `status_fd`, reaps, writes the worker's wait status (an
+ * int) to `status_fd` when it ends, and exits. -1 when it cannot fork. */
+int ph_become_init(int status_fd);
 
 #endif

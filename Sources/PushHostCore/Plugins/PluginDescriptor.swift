@@ -113,9 +113,12 @@ struct PluginDescriptor {
         return targets
     }
 
-    /// A name is one or more of `a-z`, `0-9`, `_` and `-`.
+    /// The source of the host's own log lines, which no plugin may take.
+    static let hostName = "pushhost"
+
+    /// A name is one or more of `a-z`, `0-9`, `_` and `-`, and not the host's.
     static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
+        !name.isEmpty && name != hostName && name.utf8.allSatisfy { byte in
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

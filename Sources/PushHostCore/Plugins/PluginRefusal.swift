@@ -73,6 +73,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             "the descriptor has no name (NULL)"
         case .badName(let name?) where name.isEmpty:
             "the name is empty"
+        case .badName(let name?) where name == PluginDescriptor.hostName:
+            "the name \"\(name)\" is the host's own (its log lines are signed so)"
         case .badName(let name?):
             "the name \"\(name)\" is not made of [a-z0-9_-]"
         case .duplicateName(let name, let file):

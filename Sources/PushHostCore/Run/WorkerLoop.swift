@@ -56,8 +56,9 @@ package final class WorkerLoop {
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
     package init(
         file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
-        host: pid_t, sandbox: SandboxMode, name: String?, logger: Logger
+        host: pid_t, sandbox: SandboxMode, namespaceFailure: String?, name: String?, logger: Logger
     ) {
+        WorkerSpawn.standInIfFirst()
         // Keeping 0 to 5: its channels to the host.
         WorkerSpawn.closeInherited(from: WorkerIntake.fd + 1)
         completions = Inbox()
@@ -69,7 +70,7 @@ package final class WorkerLoop {
         signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         WorkerSpawn.dieWithParent()
-        if getppid() != host { exit(1) }
+        if WorkerSpawn.hostGone(host) { exit(1) }
         self.logger = logger
         guard let ring = WorkerRing(fd: Self.ringFD) else { exit(1) }
         self.ring = ring
@@ -78,7 +79,9 @@ package final class WorkerLoop {
             // Read before the walls go up: the state directory is outside them.
             tokens = try TokenStore(directory: stateDirectory, logger: logger)
             if sandbox != .off, let name {
-                cpuPerCall = Self.raiseWalls(sandbox, file: file, name: name, settings: settings, stateDirectory: stateDirectory, logger: logger)
+                cpuPerCall = Self.raiseWalls(
+                    sandbox, file: file, name: name, settings: settings, stateDirectory: stateDirectory, namespaceFailure: namespaceFailure,
+                    logger: logger)
                 if let cpuPerCall {
                     // Its default (end the process), and not blocked, whatever the host inherited.
                     signal(SIGXCPU, SIG_DFL)
@@ -122,7 +125,8 @@ package final class WorkerLoop {
     /// is malformed, or under `strict` when a wall cannot stand. The CPU
     /// seconds a call may take, when granted.
     private static func raiseWalls(
-        _ mode: SandboxMode, file: String, name: String, settings: [String: String], stateDirectory: String, logger: Logger
+        _ mode: SandboxMode, file: String, name: String, settings: [String: String], stateDirectory: String, namespaceFailure: String?,
+        logger: Logger
     ) -> Int? {
         let grants: SandboxGrants
         do {
@@ -136,7 +140,7 @@ package final class WorkerLoop {
         // The handles' regions are the worker's, not its plugin's: reserved before a memory limit counts.
         _ = (Handles.messages, Handles.chains)
         if let problem { logger.error("plugin \(name): no state folder: \(problem)") }
-        let standing = Walls.raise(file: file, stateFolder: problem == nil ? folder : nil, grants: grants)
+        let standing = Walls.raise(file: file, stateFolder: problem == nil ? folder : nil, grants: grants, namespaceFailure: namespaceFailure)
         guard !standing.fell.isEmpty else {
             logger.debug("plugin \(name): its worker's walls stand: \(standing.stood.joined(separator: ", "))")
             return grants.cpu

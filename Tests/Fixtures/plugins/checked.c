@@ -19,6 +19,7 @@
  *   output (printf, not flushed).
  * start logs `source started` (info) and stop `source stopped`.
  */
+#define _DEFAULT_SOURCE
 #include <pushhost.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "noop.h"
+#include "process.h"
 
 #ifndef NAME
 #define NAME "checked"
@@ -51,8 +53,8 @@ static void note(checked *self, const char *event) {
 
 static void *create(const ph_host *host, const ph_config *config) {
     char pid[32], ppid[32];
-    snprintf(pid, sizeof pid, "%d", (int)getpid());
-    snprintf(ppid, sizeof ppid, "%d", (int)getppid());
+    snprintf(pid, sizeof pid, "%ld", process_id());
+    snprintf(ppid, sizeof ppid, "%ld", parent_id());
     say(host, PH_LOG_INFO, "create pid %s ppid %s", pid, ppid);
 #ifdef REQUIRED
     const char *required = host->config_get(config, REQUIRED);

@@ -11,6 +11,17 @@
  *   state          write a file into its state folder (ph.state/1)
  *   alloc:MIB      allocate MIB mebibytes and touch them
  *   spin:SECONDS   keep the CPU busy that long
+ *   uring-udp:PORT a UDP socket made through io_uring (no `socket` call),
+ *                  then a datagram "uring" sent from it to 127.0.0.1:PORT
+ *   uring-unix:PATH a Unix stream socket made through io_uring, connected to PATH
+ *   unix:PATH      a Unix stream socket connected to PATH
+ *   netlink        an AF_NETLINK (routing) socket
+ *   vsock          an AF_VSOCK socket
+ *   caps           print the capability lines of /proc/self/status
+ *                  (`intruder: caps: CapEff=... CapPrm=... CapBnd=... CapAmb=...`)
+ *   mknod          make a block device node (8:0, a disk) in its state folder
+ *   forge:TEXT     write TEXT and a newline to standard output, and to standard
+ *                  error as many times as its setting `flood` says (once by default)
  * With `spin` set to SECONDS, each on_background keeps the CPU busy that long.
  * and, with INTRUDER_MARK=PATH in its environment, its constructor tries
  * to create PATH.
@@ -26,8 +37,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/io_uring.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +53,7 @@
 #include <time.h>
 
 static double spin_seconds;
+static long flood_lines = 1;
 
 /* Keeps the CPU busy for `seconds` of its own time. */
 static void spin(double seconds) {
@@ -80,6 +98,74 @@ static int run_shell(void) {
     return 0;
 }
 
+/* A socket made by the kernel's io_uring (IORING_OP_SOCKET), which no
+ * seccomp rule on `socket` sees; -1 with errno set. */
+static int uring_socket(int domain, int type) {
+    struct io_uring_params params;
+    memset(&params, 0, sizeof params);
+    int ring = (int)syscall(__NR_io_uring_setup, 2, &params);
+    if (ring < 0) return -1;
+    size_t sq_size = params.sq_off.array + params.sq_entries * sizeof(unsigned);
+    size_t cq_size = params.cq_off.cqes + params.cq_entries * sizeof(struct io_uring_cqe);
+    char *sq = mmap(NULL, sq_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+    char *cq = mmap(NULL, cq_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+    struct io_uring_sqe *sqes = mmap(NULL, params.sq_entries * sizeof *sqes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+    if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED) return -1;
+    memset(&sqes[0], 0, sizeof sqes[0]);
+    sqes[0].opcode = IORING_OP_SOCKET;
+    sqes[0].fd = domain;
+    sqes[0].off = (unsigned long long)type;
+    unsigned *tail = (unsigned *)(sq + params.sq_off.tail), *mask = (unsigned *)(sq + params.sq_off.ring_mask);
+    unsigned *array = (unsigned *)(sq + params.sq_off.array);
+    array[*tail & *mask] = 0;
+    __atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+    if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) return -1;
+    unsigned head = __atomic_load_n((unsigned *)(cq + params.cq_off.head), __ATOMIC_ACQUIRE);
+    struct io_uring_cqe *cqes = (struct io_uring_cqe *)(cq + params.cq_off.cqes);
+    int result = cqes[head & *(unsigned *)(cq + params.cq_off.ring_mask)].res;
+    close(ring);
+    if (result < 0) {
+        errno = -result;
+        return -1;
+    }
+    return result;
+}
+
+/* Connects `fd` to the named Unix socket at `path`. */
+static int connect_unix(int fd, const char *path) {
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", path);
+    return connect(fd, (struct sockaddr *)&address, sizeof address);
+}
+
+/* Closes `fd` keeping errno, and gives `rc`. */
+static int closing(int fd, int rc) {
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    errno = saved;
+    return rc;
+}
+
+/* Prints the capability sets of this process, as /proc/self/status says them. */
+static int print_caps(void) {
+    FILE *status = fopen("/proc/self/status", "r");
+    if (!status) return -1;
+    char line[256], out[512] = "";
+    while (fgets(line, sizeof line, status)) {
+        if (strncmp(line, "Cap", 3) != 0 || strncmp(line, "CapInh", 6) == 0) continue;
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        *colon = 0;
+        char *value = colon + 1;
+        while (*value == '\t' || *value == ' ') value++;
+        value[strcspn(value, "\n")] = 0;
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s=%s", *out ? " " : "", line, value);
+    }
+    fclose(status);
+    fprintf(stderr, "intruder: caps: %s\n", out);
+    return 0;
+}
+
 static int attempt(const ph_host *h, const char *what) {
     const char *argument = strchr(what, ':');
     argument = argument ? argument + 1 : "";
@@ -108,6 +194,42 @@ static int attempt(const ph_host *h, const char *what) {
         memset(block, 1, size);
         free(block);
         return 0;
+    } else if (strncmp(what, "uring-udp:", 10) == 0) {
+        fd = uring_socket(AF_INET, SOCK_DGRAM);
+        if (fd < 0) return -1;
+        struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argument))};
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return closing(fd, sendto(fd, "uring", 5, 0, (struct sockaddr *)&address, sizeof address) == 5 ? 0 : -1);
+    } else if (strncmp(what, "uring-unix:", 11) == 0) {
+        fd = uring_socket(AF_UNIX, SOCK_STREAM);
+        if (fd < 0) return -1;
+        return closing(fd, connect_unix(fd, argument));
+    } else if (strncmp(what, "unix:", 5) == 0) {
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0) return -1;
+        return closing(fd, connect_unix(fd, argument));
+    } else if (strcmp(what, "netlink") == 0) {
+        fd = socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */);
+    } else if (strcmp(what, "vsock") == 0) {
+        fd = socket(40 /* AF_VSOCK */, SOCK_STREAM, 0);
+    } else if (strcmp(what, "caps") == 0) {
+        return print_caps();
+    } else if (strncmp(what, "forge:", 6) == 0) {
+        printf("%s\n", argument);
+        fflush(stdout);
+        for (long i = 0; i < flood_lines; i++) fprintf(stderr, "%s\n", argument);
+        return 0;
+    } else if (strcmp(what, "mknod") == 0) {
+        const ph_state *state = h->get_extension(h, PH_EXT_STATE);
+        const char *folder = state ? state->directory(h) : NULL;
+        if (!folder) {
+            errno = ENOENT;
+            return -1;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/disk", folder);
+        unlink(path);
+        return mknod(path, S_IFBLK | 0600, makedev(8, 0));
     } else if (strcmp(what, "state") == 0) {
         const ph_state *state = h->get_extension(h, PH_EXT_STATE);
         const char *folder = state ? state->directory(h) : NULL;
@@ -141,6 +263,8 @@ static void *create(const ph_host *h, const ph_config *c) {
     if (!what) what = "";
     const char *seconds = h->config_get(c, "spin");
     if (seconds) spin_seconds = atof(seconds);
+    const char *flood = h->config_get(c, "flood");
+    if (flood) flood_lines = atol(flood);
     int rc = attempt(h, what);
     fprintf(stderr, "intruder: %s: %s\n", what, rc == 0 ? "ok" : strerror(errno));
     return (void *)h;

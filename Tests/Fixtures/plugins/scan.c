@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "noop.h"
+#include "process.h"
 
 #ifndef NAME
 #define NAME "scan"
@@ -51,7 +52,7 @@ __attribute__((constructor)) static void loaded(void) {
     if (log) {
         FILE *out = fopen(log, "a");
         if (out) {
-            fprintf(out, "%ld %ld\n", (long)getpid(), (long)getppid());
+            fprintf(out, "%ld %ld\n", process_id(), parent_id());
             fclose(out);
         }
     }

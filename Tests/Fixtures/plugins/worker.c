@@ -40,6 +40,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "process.h"
+
 #ifndef NAME
 #define NAME "worker"
 #endif
@@ -230,7 +232,7 @@ static void *create(const ph_host *h, const ph_config *c) {
     self->config = c;
     self->out = fopen(path, "a");
     if (!self->out) { h->log(h, PH_LOG_ERROR, "cannot open the log"); free(self); return NULL; }
-    say(self, "create %d %d", (int)getpid(), (int)getppid());
+    say(self, "create %d %d", (int)process_id(), (int)parent_id());
     if (fault && strcmp(fault, "garbage") == 0) {
         ssize_t written = write(3, "garbage, not a frame", 20);
         (void)written;
@@ -240,7 +242,7 @@ static void *create(const ph_host *h, const ph_config *c) {
 
 static void destroy(void *p) {
     worker *self = p;
-    say(self, "destroy %d", (int)getpid());
+    say(self, "destroy %d", (int)process_id());
     fclose(self->out);
     free(self);
 }
@@ -274,7 +276,7 @@ static void answer(worker *self, const char *id, const ph_message *m, const char
 static const char *called(worker *self, const char *handler, const ph_message *m) {
     const ph_host *h = self->host;
     const char *id = h->message_id(m);
-    say(self, "%s %s %d %d", handler, id, (int)getpid(), (int)getppid());
+    say(self, "%s %s %d %d", handler, id, (int)process_id(), (int)parent_id());
     const char *ask = h->message_get(m, "data.ask");
     if (ask) {
         char *copy = strdup(ask), *rest = NULL;
@@ -319,7 +321,7 @@ static void *complete_later(void *p) {
     struct timespec wait = {0, 50 * 1000000L};
     while (nanosleep(&wait, &wait) != 0) {}
     const ph_host *h = answer->self->host;
-    say(answer->self, "complete %s %d %d", h->message_id(answer->m), (int)getpid(), (int)getppid());
+    say(answer->self, "complete %s %d %d", h->message_id(answer->m), (int)process_id(), (int)parent_id());
     h->complete(h, answer->m, PH_CONTINUE);
     free(answer);
     return NULL;
@@ -354,13 +356,13 @@ UNUSED static void on_target(void *p, const ph_message *m) { misbehave(p, m, cal
 UNUSED static void on_mismatch(void *p, const ph_message *m) { misbehave(p, m, called(p, "on_mismatch", m)); }
 
 UNUSED static void on_token(void *p, const char *token, const char *previous) {
-    say(p, "on_token %s %d %d %s", token, (int)getpid(), (int)getppid(), previous ? previous : "-");
+    say(p, "on_token %s %d %d %s", token, (int)process_id(), (int)parent_id(), previous ? previous : "-");
     if (strcmp(token, "segv") == 0) *(volatile int *)0 = 1;
 }
 
 UNUSED static void on_action(void *p, const ph_message *m, const char *action, const char *input) {
     worker *self = p;
-    say(self, "on_action %s %d %d %s %s", self->host->message_id(m), (int)getpid(), (int)getppid(), action, input ? input : "NULL");
+    say(self, "on_action %s %d %d %s %s", self->host->message_id(m), (int)process_id(), (int)parent_id(), action, input ? input : "NULL");
     if (strcmp(action, "segv") == 0) *(volatile int *)0 = 1;
 }
 

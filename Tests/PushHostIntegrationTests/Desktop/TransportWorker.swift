@@ -7,18 +7,36 @@ import Testing
 /// unifiedpush and nats tests find it here to show that the transport ran
 /// there, and to crash it.
 enum TransportWorker {
-    /// The pids of the children of `host` that serve the plugin `file`.
+    /// The pids of the worker processes of `host` that serve the plugin
+    /// `file`: its children, or, for a walled worker, the child of the
+    /// process that stands in for it in its namespaces (the host's child).
     static func pids(of host: pid_t, plugin file: String) -> [pid_t] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(host)/task")) ?? []
-        let children = tasks.flatMap { task in
-            ((try? String(contentsOfFile: "/proc/\(host)/task/\(task)/children", encoding: .utf8)) ?? "")
+        children(of: host).filter { serves($0, file) }.compactMap { child in
+            standsIn(child) ? children(of: child).first { serves($0, file) } : child
+        }
+    }
+
+    /// Whether `process` is the first of a PID namespace of its own (its `NSpid` has two numbers, the second 1).
+    private static func standsIn(_ process: pid_t) -> Bool {
+        let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("NSpid:") } ?? ""
+        let numbers = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst()
+        return numbers.count == 2 && numbers.last == "1"
+    }
+
+    private static func children(of process: pid_t) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(process)/task/\(task)/children", encoding: .utf8)) ?? "")
                 .split(separator: " ").compactMap { pid_t($0) }
         }
-        return children.filter { child in
-            let words = FileManager.default.contents(atPath: "/proc/\(child)/cmdline")?
-                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) } ?? []
-            return words.dropFirst().first == "worker" && zip(words, words.dropFirst()).contains { $0 == "--plugin" && $1 == file }
-        }
+    }
+
+    /// Whether the command line of `process` is `pushhost worker ... --plugin FILE ...`.
+    private static func serves(_ process: pid_t, _ file: String) -> Bool {
+        let words = FileManager.default.contents(atPath: "/proc/\(process)/cmdline")?
+            .split(separator: 0).map { String(decoding: $0, as: UTF8.self) } ?? []
+        return words.dropFirst().first == "worker" && zip(words, words.dropFirst()).contains { $0 == "--plugin" && $1 == file }
     }
 
     /// Waits until `host` has one worker for `file` and it is not

@@ -96,7 +96,7 @@ import Testing
         let host = try scratch.startWatching(try scratch.worker([.background]) + ["--isolate", "all"])
         try spool.drop("one", #"{"message_id":"one","data":{}}"#)
         #expect(eventually(timeout: .seconds(20)) { spool.names("cur") == ["one"] }, "\(host.stderr)")
-        let worker = try #require(scratch.workerCalls().first?.pid)
+        let worker = try #require(TransportWorker.find(host, plugin: scratch.file("worker.so")), "\(host.stderr)")
         try #require(worker != host.pid && Self.isRunning(worker))
         host.send(SIGKILL)
         #expect(host.waitForExit() == .signal(SIGKILL))

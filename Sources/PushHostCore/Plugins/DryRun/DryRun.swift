@@ -84,8 +84,7 @@ package final class DryRun {
     private static func createAndDestroy(
         _ catalog: PluginCatalog, stateDirectory: String, tokens: TokenStore, submissions: PluginSubmissions, logger: Logger
     ) throws(SetupError) -> [Int: Outcome] {
-        var isolation = catalog.isolation
-        isolation.logArguments = inJSON(isolation.logArguments)
+        let isolation = catalog.isolation
         let loadable = catalog.entries.enumerated().compactMap { index, entry in
             (try? entry.outcome.get()).map { (index: index, file: entry.file, plugin: $0) }
         }
@@ -104,13 +103,12 @@ package final class DryRun {
                 continue
             }
             let launch = isolation.launch(file: entry.file, name: name, settings: settings[position], stateDirectory: stateDirectory)
-            let output = try WorkerOutput(log: logs[position])
+            let output = try WorkerOutput(plugin: name, log: logs[position])
             let spawned = Result { () throws(SetupError) in
                 try WorkerProcess(
-                    executable: launch.executable, arguments: launch.arguments, plugin: name, submissions: submissions, metrics: metrics,
-                    output: output.writeEnd)
+                    executable: launch.executable, arguments: launch.arguments, walled: launch.walled, plugin: name, submissions: submissions, metrics: metrics,
+                    output: output)
             }
-            output.handed()
             outputs.append(output)
             workers.append(Worker(
                 descriptor: entry.plugin.descriptor, plugin: Int32(position), launch: launch, workers: all, submissions: submissions,
@@ -167,17 +165,6 @@ package final class DryRun {
         let table = ExtensionTable<ph_interceptor>(offered)
         guard table.function(\.intercept) == nil else { return }
         throw SetupError("plugin \(instance.name): its \(PH_EXT_INTERCEPTOR) table (\(table.size) bytes) lacks intercept")
-    }
-
-    /// A worker's log flags, `arguments`, with JSON lines (which ``WorkerOutput`` reads).
-    static func inJSON(_ arguments: [String]) -> [String] {
-        var arguments = arguments
-        if let flag = arguments.firstIndex(of: "--log-format"), flag + 1 < arguments.count {
-            arguments[flag + 1] = "json"
-        } else {
-            arguments += ["--log-format", "json"]
-        }
-        return arguments
     }
 
     /// What became of the plugin of the catalog's entry `index`; nil for one not created (refused before).

@@ -13,7 +13,7 @@ package struct IsolationOptions: Sendable {
     package var crashWindow = 60.0
     /// MiB of resident memory over which a worker is restarted; 0 for no limit.
     package var memoryLimit = 0
-    /// The flags a worker takes to log as the host does.
+    /// The flags a worker takes to log as the host does (in JSON lines, which the host reads: ``WorkerOutput``).
     package var logArguments: [String] = []
     /// How the host reads records (`--platform`, `--target-key`): the worker reads them alike.
     package var platform: Platform?
@@ -70,7 +70,7 @@ package struct IsolationOptions: Sendable {
             arguments += ["--setting", key + "=" + value]
         }
         return WorkerLaunch(
-            executable: Self.executable, arguments: arguments + logArguments, handlerTimeout: handlerTimeout,
+            executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments), walled: sandbox != .off, handlerTimeout: handlerTimeout,
             stopTimeout: stopTimeout, crashLimit: crashLimit, crashWindow: crashWindow, memoryLimit: memoryLimit)
     }
 

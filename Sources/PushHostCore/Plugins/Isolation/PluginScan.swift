@@ -18,10 +18,11 @@ package enum PluginScan {
     /// Scans `file` (behind walls, unless `sandbox` is off) and exits: 0
     /// once it answered, 1 when the host is not its parent or its answer
     /// could not be written.
-    package static func serve(file: String, host: pid_t, sandbox: SandboxMode, logger: Logger) -> Never {
+    package static func serve(file: String, host: pid_t, sandbox: SandboxMode, namespaceFailure: String?, logger: Logger) -> Never {
+        WorkerSpawn.standInIfFirst()
         WorkerSpawn.closeInherited(from: channel + 1)
         WorkerSpawn.dieWithParent()
-        if getppid() != host { exit(1) }
+        if WorkerSpawn.hostGone(host) { exit(1) }
         // Its library's constructor runs behind the worker's walls too, with
         // the grants of its settings file (a manifest's own) and no state
         // folder; malformed grants give it none (its worker refuses them,
@@ -31,7 +32,7 @@ package enum PluginScan {
         if sandbox != .off {
             let settings = (try? SettingsFile.of(plugin: file)) ?? [:]
             let grants = (try? SandboxGrants(settings: settings)) ?? SandboxGrants()
-            fell = Walls.raise(file: file, stateFolder: nil, grants: grants).fell
+            fell = Walls.raise(file: file, stateFolder: nil, grants: grants, namespaceFailure: namespaceFailure).fell
         }
         var warned: Set<String> = []
         let answer: [UInt8]

@@ -9,15 +9,18 @@ import Glibc
 /// as its slowest scan.
 ///
 /// A worker answers over its end of a socket pair, its fd 3 (``ScanAnswer``); its standard
-/// output is the host's standard error, so that a constructor that prints
-/// cannot mix into a listing. A worker that dies of a signal, exits
+/// output and error are log lines of the host's that name the file
+/// (``WorkerOutput``), so that a constructor that prints cannot mix into a
+/// listing nor pass for the host. A worker that dies of a signal, exits
 /// without answering, takes longer than `--handler-timeout` (it is then
 /// killed) or sends more than ``ScanAnswer/limit`` bytes refuses its
 /// plugin, and the others go on.
 enum PluginScans {
     /// One worker under way.
     private final class Scan {
-        let pid: pid_t
+        let started: WorkerSpawn.Started
+        var pid: pid_t { started.pid }
+        let output: WorkerOutput
         /// The host's end of its socket pair; -1 once closed.
         var fd: Int32
         var bytes: [UInt8] = []
@@ -27,8 +30,9 @@ enum PluginScans {
         var overflow: String?
         var timedOut = false
 
-        init(pid: pid_t, fd: Int32) {
-            self.pid = pid
+        init(started: WorkerSpawn.Started, output: WorkerOutput, fd: Int32) {
+            self.started = started
+            self.output = output
             self.fd = fd
         }
     }
@@ -40,6 +44,8 @@ enum PluginScans {
         }
         let scans = started.compactMap { try? $0.get() }
         wait(for: scans, timeout: isolation.handlerTimeout)
+        // What they wrote comes before what the host says of them.
+        for scan in scans { scan.output.finish(timeout: 1) }
         return zip(files, started).map { file, started in
             Result { () throws(PluginRefusal) -> PluginDescriptor in try outcome(of: started.get(), file: file, timeout: isolation.handlerTimeout) }
         }
@@ -54,10 +60,19 @@ enum PluginScans {
         defer { close(ends[1]) }
         _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
         let walls = isolation.sandbox == .off ? [] : ["--sandbox", isolation.sandbox.rawValue]
-        let arguments = ["--scan", "--plugin", file, "--host", "\(getpid())"] + walls + isolation.logArguments
-        switch WorkerSpawn.start(IsolationOptions.executable, arguments, descriptors: [(PluginScan.channel, ends[1])], outputToError: true) {
-        case .success(let child):
-            return Scan(pid: child, fd: ends[0])
+        let arguments = ["--scan", "--plugin", file, "--host", "\(getpid())"] + walls + WorkerOutput.inJSON(isolation.logArguments)
+        let output: WorkerOutput
+        do {
+            output = try WorkerOutput(plugin: file)
+        } catch {
+            close(ends[0])
+            throw .workerFailed(error.description)
+        }
+        defer { output.handed() }
+        let descriptors = [(1, output.writeEnd), (2, output.writeEnd), (PluginScan.channel, ends[1])]
+        switch WorkerSpawn.start(IsolationOptions.executable, arguments, descriptors: descriptors, walled: isolation.sandbox != .off) {
+        case .success(let started):
+            return Scan(started: started, output: output, fd: ends[0])
         case .failure(let error):
             close(ends[0])
             throw .workerFailed("cannot start a worker to scan it (\(IsolationOptions.executable)): \(error)")
@@ -72,7 +87,7 @@ enum PluginScans {
             for scan in scans where scan.status == nil {
                 var status: Int32 = 0
                 guard waitpid(scan.pid, &status, WNOHANG) == scan.pid else { continue }
-                scan.status = status
+                scan.status = scan.started.status(waited: status)
                 // What it wrote before it ended; a process it left behind may hold its end open.
                 read(scan)
                 closeSocket(scan)
@@ -123,7 +138,7 @@ enum PluginScans {
         kill(scan.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(scan.pid, &status, 0) < 0 && errno == EINTR {}
-        scan.status = status
+        scan.status = scan.started.status(waited: status)
     }
 
     private static func closeSocket(_ scan: Scan) {

@@ -27,12 +27,23 @@ enum Walls {
     }
 
     /// Raises the walls for the plugin at `file` whose state folder is
-    /// `stateFolder`, with `grants`; what stood.
-    static func raise(file: String, stateFolder: String?, grants: SandboxGrants) -> Standing {
+    /// `stateFolder`, with `grants`; what stood. `namespaceFailure`: why
+    /// the host could not start the worker in namespaces of its own.
+    static func raise(file: String, stateFolder: String?, grants: SandboxGrants, namespaceFailure: String?) -> Standing {
         // Read while it can be: this executable, whose Swift toolchain a plugin's must be.
         _ = SwiftToolchain.host
         var standing = Standing()
+        if WorkerSpawn.inOwnNamespaces {
+            standing.stood.append("own namespaces")
+        } else {
+            standing.fell.append("own namespaces (\(namespaceFailure ?? "not started in them"))")
+        }
         limit(grants, &standing)
+        if ph_drop_capabilities() == 0 {
+            standing.stood.append("no capabilities")
+        } else {
+            standing.fell.append("no capabilities (\(String(cString: strerror(errno))))")
+        }
         if ph_no_new_privs() == 0 {
             standing.stood.append("no new privileges")
         } else {
@@ -41,7 +52,7 @@ enum Walls {
         landlock(file: file, stateFolder: stateFolder, grants: grants, &standing)
         var error = [CChar](repeating: 0, count: 256)
         var seccomp = ph_seccomp_grants(
-            exec: grants.exec ? 1 : 0, inet: grants.network || !grants.connect.isEmpty ? 1 : 0, unix_sockets: grants.bus != nil || grants.network ? 1 : 0)
+            exec: grants.exec ? 1 : 0, inet: grants.network || !grants.connect.isEmpty ? 1 : 0, unix_sockets: grants.bus != nil ? 1 : 0)
         if ph_seccomp_load(&seccomp, &error, error.count) == 0 {
             standing.stood.append("seccomp")
         } else {
@@ -104,7 +115,7 @@ enum Walls {
         "/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
         "/etc/ssl", "/etc/ca-certificates", "/etc/nsswitch.conf", "/etc/hosts", "/etc/resolv.conf", "/etc/gai.conf",
         "/etc/host.conf", "/etc/services", "/etc/protocols", "/etc/passwd", "/etc/group", "/etc/locale.alias",
-        "/sys/devices/system/cpu", "/proc/self",
+        "/sys/devices/system/cpu",
     ]
     /// What every worker reads and writes.
     static let systemWrites = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
@@ -119,10 +130,14 @@ enum Walls {
         let ruleset = ph_landlock_ruleset(all, net, scoped)
         guard ruleset >= 0 else { return standing.fell.append("landlock (\(String(cString: strerror(errno))))") }
         defer { close(ruleset) }
-        var reads = systemReads + mappedFolders() + besides(file) + grants.read
+        // In namespaces of its own, /proc holds only its own processes and their threads (whose
+        // /proc/TID/stat the Swift runtime's thread pool reads); else only its own folder.
+        var reads = systemReads + [WorkerSpawn.inOwnNamespaces ? "/proc" : "/proc/self"] + mappedFolders() + besides(file) + grants.read
         if file.hasSuffix(FFIManifest.suffix) { reads.append(file) }
         for path in reads { allow(path, readRights & all, in: ruleset) }
-        for path in systemWrites + grants.write + (stateFolder.map { [$0] } ?? []) { allow(path, all, in: ruleset) }
+        // Device nodes nowhere: a worker of a root host could otherwise make one of a disk.
+        let writes = all & ~UInt64(PH_LL_FS_MAKE_CHAR | PH_LL_FS_MAKE_BLOCK)
+        for path in systemWrites + grants.write + (stateFolder.map { [$0] } ?? []) { allow(path, writes, in: ruleset) }
         for (_, port) in grants.connect where net != 0 {
             _ = ph_landlock_allow_port(ruleset, UInt64(port), UInt64(PH_LL_NET_CONNECT_TCP))
         }

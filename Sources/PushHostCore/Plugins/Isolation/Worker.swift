@@ -164,7 +164,7 @@ final class Worker {
         case .ready(let offered):
             offers = offered
         case .silent:
-            let status = Self.killAndWait(process)
+            let status = Self.killAndWait(process, ended: true)
             let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
             if exit == WorkerLaunch.createFailed { throw .createFailed }
             if exit == WorkerLaunch.unusableExtension { throw .workerFailed("an extension table it offers is unusable (its worker said why above)") }
@@ -197,16 +197,22 @@ final class Worker {
         _ launch: WorkerLaunch, plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics
     ) -> Result<WorkerProcess, SetupError> {
         Result { () throws(SetupError) in
-            try WorkerProcess(executable: launch.executable, arguments: launch.arguments, plugin: plugin, submissions: submissions, metrics: metrics)
+            try WorkerProcess(
+                executable: launch.executable, arguments: launch.arguments, walled: launch.walled, plugin: plugin, submissions: submissions,
+                metrics: metrics)
         }
     }
 
-    /// Kills a worker whose reader has not started, and waits for it: its wait status.
-    static func killAndWait(_ process: WorkerProcess) -> Int32 {
+    /// Kills a worker whose reader has not started, and waits for it: its
+    /// wait status. One that `ended` on its own is given the time to say
+    /// how, and what it wrote is logged first.
+    static func killAndWait(_ process: WorkerProcess, ended: Bool = false) -> Int32 {
+        if ended { process.awaitReport(timeout: 1) }
         kill(process.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
-        return status
+        if ended { process.finishOutput(timeout: 1) }
+        return process.status(waited: status)
     }
 
     // MARK: Posting

@@ -18,7 +18,11 @@ final class WorkerProcess: @unchecked Sendable {
     /// The byte a worker sends on its socket when it put answers in its ring.
     static let wake: UInt8 = 1
 
+    /// The process the host waits for and kills (``WorkerSpawn/Started``).
     let pid: pid_t
+    private let started: WorkerSpawn.Started
+    /// Its standard output and error, which the host logs.
+    private let output: WorkerOutput
     /// The host's end of the socket pair.
     let socket: Int32
     let ring: WorkerRing
@@ -60,13 +64,18 @@ final class WorkerProcess: @unchecked Sendable {
     let results = RecordResults()
 
     /// Starts `executable worker arguments...`, its standard input
-    /// /dev/null, its standard output and error the host's, or both
-    /// `output` when given (a pipe's end, which a dry run reads:
-    /// ``WorkerOutput``). The Swift runtime's backtracer is off in it: its
-    /// crash is the host's to report.
+    /// /dev/null, its standard output and error a pipe whose lines the host
+    /// logs as the plugin's (``WorkerOutput``; a dry run's own `output`,
+    /// which keeps them too). The Swift runtime's backtracer is off in it:
+    /// its crash is the host's to report.
     init(
-        executable: String, arguments: [String], plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics, output: Int32? = nil
+        executable: String, arguments: [String], walled: Bool, plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics,
+        output: WorkerOutput? = nil
     ) throws(SetupError) {
+        let lines: WorkerOutput
+        if let output { lines = output } else { lines = try WorkerOutput(plugin: plugin) }
+        self.output = lines
+        defer { lines.handed() }
         guard let ring = WorkerRing() else { throw SetupError("cannot make a worker's answer ring: \(String(cString: strerror(errno)))") }
         self.ring = ring
         var pair: [Int32] = [0, 0]
@@ -85,20 +94,19 @@ final class WorkerProcess: @unchecked Sendable {
             _ = setsockopt(end, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         // The output first, before a descriptor it may share a number with is replaced.
-        let output = output.map { [(Int32(1), $0), (Int32(2), $0)] } ?? []
-        let started = WorkerSpawn.start(executable, arguments, descriptors: output + [(3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])])
+        let spawned = WorkerSpawn.start(
+            executable, arguments, descriptors: [(1, lines.writeEnd), (2, lines.writeEnd), (3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])], walled: walled)
         close(pair[1])
         close(intake[1])
-        let child: pid_t
-        switch started {
-        case .success(let pid):
-            child = pid
+        switch spawned {
+        case .success(let started):
+            self.started = started
         case .failure(let error):
             close(pair[0])
             close(intake[0])
             throw SetupError("cannot start a worker (\(executable)): \(error)")
         }
-        pid = child
+        pid = started.pid
         socket = pair[0]
         malformed = MalformedNote(socket: pair[0])
         progress.store(MonotonicClock.now(), ordering: .relaxed)
@@ -214,6 +222,21 @@ final class WorkerProcess: @unchecked Sendable {
         return status < 0 ? nil : status
     }
 
+    /// Waits up to `timeout` seconds until what it wrote is logged.
+    func finishOutput(timeout: Double) {
+        output.finish(timeout: timeout)
+    }
+
+    /// Waits up to `timeout` seconds for the report of its end (``WorkerSpawn/Started/awaitReport(timeout:)``).
+    func awaitReport(timeout: Double) {
+        started.awaitReport(timeout: timeout)
+    }
+
+    /// Its wait status, given what `waitpid` said of ``pid``.
+    func status(waited: Int32) -> Int32 {
+        started.status(waited: waited)
+    }
+
     fileprivate func noteEnd(_ status: Int32) {
         ended.withLock { $0 = status }
         endedPipe.wake()
@@ -294,9 +317,14 @@ private final class Watcher {
             if ready != 0 { break }
             checkTimeout()
         }
+        // A worker that ended on its own is reported by the process that stands in for it (walled): not killed first.
+        if process.rejection == nil && process.killedFor == nil { process.awaitReport(timeout: 1) }
         kill(process.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
+        status = process.status(waited: status)
+        // Its last words before what the host says of its end (a process it started may hold the pipe: not long).
+        process.finishOutput(timeout: 1)
         process.noteEnd(status)
         // What it answered before it died is in its ring: the dispatch thread takes it first.
         ended(status)

@@ -15,6 +15,8 @@ struct WorkerLaunch {
     /// This binary, which the worker runs as `pushhost worker ...`.
     let executable: String
     let arguments: [String]
+    /// Behind walls (`--sandbox` on or strict): started in namespaces of its own (``WorkerSpawn``).
+    let walled: Bool
     let handlerTimeout: Double
     let stopTimeout: Double
     let crashLimit: Int
