@@ -306,6 +306,7 @@ struct ph_plugin {
 #define PH_EXT_INTAKE "ph.intake/1"
 #define PH_EXT_STATE "ph.state/1"
 #define PH_EXT_METRICS "ph.metrics/1"
+#define PH_EXT_BUS "ph.bus/1"
 
 /* Opaque: one message on its way through the interceptors. Valid from
  * intercept() until the call of proceed or stop that ends it. */
@@ -423,6 +424,24 @@ typedef struct ph_state {
      * Owned by the host; valid until destroy() returns. */
     const char *PH_NULLABLE (*PH_NONNULL directory)(const ph_host *PH_NONNULL host);
 } ph_state;
+
+/* PH_EXT_BUS: a connection to a D-Bus bus, for a plugin that talks to
+ * one (notifications, a distributor). Behind a worker's walls a plugin
+ * makes no Unix socket of its own: the host connects to the bus its
+ * settings grant ("sandbox": {"bus": "session"}) and hands the socket over,
+ * so it reaches that bus and no other socket. In the host, and in a worker
+ * without walls, it connects to any bus. Owned by the host; valid until
+ * destroy() returns. */
+typedef struct ph_bus {
+    uint32_t struct_size; /* sizeof(ph_bus) as the host was built */
+    /* [thread-safe] A socket connected to `bus` ("session" or "system", as
+     * the host's DBUS_SESSION_BUS_ADDRESS, DBUS_SYSTEM_BUS_ADDRESS or their
+     * defaults name it), which the caller owns and closes; -1 with errno
+     * set when it cannot be had (EACCES: not granted). Call it again after
+     * the bus restarted. With sd-bus: sd_bus_new, sd_bus_set_fd(bus, fd,
+     * fd), sd_bus_set_bus_client(bus, 1), sd_bus_start. */
+    int (*PH_NONNULL connect)(const ph_host *PH_NONNULL host, const char *PH_NONNULL bus);
+} ph_bus;
 
 /* PH_EXT_METRICS: metrics of the plugin's own, served with the host's at
  * /metrics under --metrics, isolated plugins' too (docs/plugins.md, metrics).

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +98,8 @@ static int child(void *opaque) {
         /* This process stands in for the worker (ph_become_init): it dies with the host. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) fail(args, PH_SPAWN_PROC);
     }
+    /* A probe: whether the namespaces can be made here, and no more. */
+    if (!spawn->path) _exit(0);
     if (spawn->stdin_null) {
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || (null != 0 && (dup2(null, 0) < 0 || close(null) < 0))) fail(args, PH_SPAWN_DESCRIPTORS);
@@ -165,4 +168,52 @@ int ph_become_init(int status_fd) {
         _exit(0);
     }
     return 0;
+}
+
+int ph_send_descriptor(int socket, int32_t value, int fd) {
+    struct iovec part = {&value, sizeof value};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1};
+    if (fd >= 0) {
+        message.msg_control = control.bytes;
+        message.msg_controllen = sizeof control.bytes;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(header), &fd, sizeof fd);
+    }
+    ssize_t sent;
+    do {
+        sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    return sent == (ssize_t)sizeof value ? 0 : -1;
+}
+
+int ph_receive_descriptor(int socket, int32_t *value) {
+    struct iovec part = {value, sizeof *value};
+    union {
+        struct cmsghdr header;
+        char bytes[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    ssize_t received;
+    do {
+        received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    } while (received < 0 && errno == EINTR);
+    if (received != (ssize_t)sizeof *value) {
+        if (received >= 0) errno = EPROTO;
+        return -2;
+    }
+    int fd = -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS && header->cmsg_len == CMSG_LEN(sizeof(int))) {
+            memcpy(&fd, CMSG_DATA(header), sizeof fd);
+        }
+    }
+    return fd;
 }

@@ -14,6 +14,7 @@
  * restarts (posted.c), so a tap on one still finds it.
  */
 #include "desktop.h"
+#include "../common/bus.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -168,7 +169,7 @@ static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *e) 
 /* Connects and subscribes to the changes of the server's owner; 0, or -1 (logged). */
 static int connect_bus(desktop *self, char **failure) {
     sd_bus *bus = NULL;
-    int r = sd_bus_open_user(&bus);
+    int r = transport_bus_open(self->host, &bus);
     if (r >= 0) r = sd_bus_add_match(bus, NULL,
                                      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                                      "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" DESKTOP_SERVER "'",

@@ -10,6 +10,7 @@
  * distributor's reason).
  */
 #include "unifiedpush.h"
+#include "../common/bus.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -42,7 +43,7 @@ static void drop_bus(unifiedpush *self) {
 
 /* Connects, owns the application id and serves the Connector; 0, or -1 (said). */
 static int connect_bus(unifiedpush *self) {
-    int r = sd_bus_open_user(&self->bus);
+    int r = transport_bus_open(self->host, &self->bus);
     if (r < 0) {
         char *why = transport_format("no session bus (%s): retrying", strerror(-r));
         transport_log_once(self->host, PH_LOG_ERROR, &self->said, why ? why : "no session bus");

@@ -26,7 +26,6 @@ extern char *ph_strerror(int number) __asm__("strerror");
 #define PH_RTLD_LOCAL 0
 #define PH_EPERM 1
 #define PH_ENOSYS 38
-#define PH_AF_UNIX 1
 #define PH_AF_INET 2
 #define PH_AF_INET6 10
 #define PH_SOCK_RAW 3
@@ -81,9 +80,8 @@ extern char *ph_strerror(int number) __asm__("strerror");
 struct ph_seccomp_grants {
     int exec;     /* fork, vfork, clone without CLONE_THREAD, execve */
     int inet;     /* AF_INET and AF_INET6 sockets */
-    int unix_sockets; /* AF_UNIX sockets and socket pairs */
 };
-/* Every other family (netlink, packet, vsock, bluetooth, ...) is refused whatever is granted. */
+/* Every other family, AF_UNIX included (a bus comes connected from the host), is refused whatever is granted. */
 
 /* Each function returns 0 or a file descriptor, or -1 with errno set
  * (ph_seccomp_load: -1 with `error` saying why). All of it is inline, as
@@ -258,16 +256,14 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
     }
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof ph_seccomp_refused / sizeof *ph_seccomp_refused; i++) rc = ph_seccomp_refuse(&lib, ctx, ph_seccomp_refused[i], 0, (void *)0, error, size);
-    /* Sockets by an allow-list of families: AF_UNIX (1) when granted, AF_INET (2) and AF_INET6 (10) when
-     * granted, nothing else. The rules compare all 64 bits of the argument, so a family with high bits set
+    /* Sockets by an allow-list of families: AF_INET (2) and AF_INET6 (10) when granted, nothing else. The rules compare all 64 bits of the argument, so a family with high bits set
      * is above 10, and refused. */
     for (size_t call = 0; rc == 0 && call < 2; call++) {
         const char *name = call == 0 ? "socket" : "socketpair";
         struct scmp_arg_cmp above[] = {{0, SCMP_CMP_GT, PH_AF_INET6, 0}};
         rc = ph_seccomp_refuse(&lib, ctx, name, 1, above, error, size);
         for (uint64_t family = 0; rc == 0 && family < PH_AF_INET6; family++) {
-            int allowed = (family == PH_AF_UNIX && grants->unix_sockets) || (family == PH_AF_INET && grants->inet);
-            if (allowed) continue;
+            if (family == PH_AF_INET && grants->inet) continue;
             struct scmp_arg_cmp one[] = {{0, SCMP_CMP_EQ, family, 0}};
             rc = ph_seccomp_refuse(&lib, ctx, name, 1, one, error, size);
         }
@@ -304,6 +300,7 @@ static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *
  * own that holds only its processes), so that the first process there is
  * its init (ph_become_init) and the worker the second. */
 struct ph_spawn {
+    /* NULL: a probe, which ends once its namespaces are made. */
     const char *path;
     char *const *argv;
     char *const *envp;
@@ -339,5 +336,12 @@ const char *ph_spawn_step_name(int step);
  * descriptor but `status_fd`, reaps, writes the worker's wait status (an
  * int) to `status_fd` when it ends, and exits. -1 when it cannot fork. */
 int ph_become_init(int status_fd);
+
+/* A bus connection handed from the host to a worker (sandbox.c): one
+ * int32 `value` (0, or an errno) and, with it, the descriptor `fd`
+ * (SCM_RIGHTS; none when fd is -1). Send: 0 or -1. Receive: the descriptor
+ * (close-on-exec), -1 when none came, -2 when nothing whole did. */
+int ph_send_descriptor(int socket, int32_t value, int fd);
+int ph_receive_descriptor(int socket, int32_t *value);
 
 #endif

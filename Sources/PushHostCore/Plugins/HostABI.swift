@@ -7,7 +7,7 @@ package enum HostABI {
 
     /// The extension ids a plugin may declare (`ph_plugin.extensions`):
     /// those plugins offer, then those the host offers.
-    static let extensions = [PH_EXT_INTERCEPTOR, PH_EXT_SOURCE, PH_EXT_CHAIN, PH_EXT_INTAKE, PH_EXT_STATE, PH_EXT_METRICS]
+    static let extensions = [PH_EXT_INTERCEPTOR, PH_EXT_SOURCE, PH_EXT_CHAIN, PH_EXT_INTAKE, PH_EXT_STATE, PH_EXT_METRICS, PH_EXT_BUS]
 
     /// Whether a plugin built for `major.minor` may load here: the majors are
     /// equal and the plugin's minor is not above the host's.

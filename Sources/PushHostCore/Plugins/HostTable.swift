@@ -85,6 +85,7 @@ enum HostExtensions {
         if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
         if strcmp(id, PH_EXT_STATE) == 0 { return UnsafeRawPointer(PluginStateFolder.table) }
         if strcmp(id, PH_EXT_METRICS) == 0 { return UnsafeRawPointer(PluginMetricsTable.table) }
+        if strcmp(id, PH_EXT_BUS) == 0 { return UnsafeRawPointer(BusAccess.table) }
         return nil
     }
 }

@@ -5,7 +5,7 @@ extension PluginCatalog {
     /// issues 1.0.0 (ABI 1.0) plugins/issues.so
     ///   roles: screen; targets: issues; extensions: unknown until it runs
     ///   isolated: yes (--isolate all)
-    ///   walls: no new privileges, landlock 7, seccomp; grants: read /srv/images
+    ///   walls: own namespaces, no new privileges, no capabilities, landlock 7, seccomp; grants: read /srv/images
     ///   Foreground screen for the "issues" target.
     /// dedupe 1.0.0 (ABI 1.2) plugins/libdedupe.so
     ///   roles: interceptor
@@ -75,14 +75,14 @@ extension PluginCatalog {
 
     /// The walls a worker would put up for `plugin`, and its grants, on one line.
     private func wallsText(_ plugin: Loadable) -> String {
-        let (landlock, seccomp) = Walls.available
-        var stand = ["no new privileges"]
+        let (landlock, seccomp, namespaces) = Walls.available
+        var stand = ["no new privileges", "no capabilities"]
+        if namespaces == nil { stand.insert("own namespaces", at: 0) }
         if landlock > 0 { stand.append("landlock \(landlock)") }
         if seccomp { stand.append("seccomp") }
         var text = stand.joined(separator: ", ")
-        if landlock == 0 || !seccomp {
-            text += "; cannot stand: " + ([landlock == 0 ? "landlock" : nil, seccomp ? nil : "seccomp"].compactMap { $0 }).joined(separator: ", ")
-        }
+        let fallen = [namespaces.map { "own namespaces (\($0))" }, landlock == 0 ? "landlock" : nil, seccomp ? nil : "seccomp"].compactMap { $0 }
+        if !fallen.isEmpty { text += "; cannot stand: " + fallen.joined(separator: ", ") }
         switch grants(plugin) {
         case .failure(let problem):
             return text + "; refused: \(problem)"
@@ -168,13 +168,15 @@ extension PluginCatalog {
     }
 
     /// The walls a worker would put up for `plugin` and its grants, as the member `sandbox`:
-    /// `{"landlock":7,"seccomp":true,"read":[...],"write":[...],"network":[...],"bus":"session","exec":false}`,
+    /// `{"namespaces":true,"landlock":7,"seccomp":true,"read":[...],"write":[...],"network":[...],"bus":"session","exec":false}`,
     /// `network` being `true` when the network is granted whole; `{"refused": "..."}` when the grants are malformed.
     private func sandboxJSON(_ plugin: Loadable, into line: inout JSONLine<[UInt8]>) {
-        let (landlock, seccomp) = Walls.available
+        let (landlock, seccomp, namespaces) = Walls.available
         let grants = self.grants(plugin)
         line.key("sandbox")
         line.object { object in
+            object.key("namespaces")
+            object.bytes += (namespaces == nil ? "true" : "false").utf8
             object.number("landlock", landlock)
             object.key("seccomp")
             object.bytes += (seccomp ? "true" : "false").utf8

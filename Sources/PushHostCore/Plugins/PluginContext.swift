@@ -31,6 +31,8 @@ final class PluginContext: @unchecked Sendable {
     let metrics: PluginMetrics
     /// Whether its `create` is under way, the only time it may declare metrics.
     nonisolated(unsafe) var creating = false
+    /// How its `ph.bus/1` connects: set once by a worker's loop before `create`.
+    nonisolated(unsafe) var bus = BusAccess.direct
 
     init(name: String, logger: Logger, tokens: TokenStore, submissions: any RecordSubmitter, metrics: PluginMetrics) {
         self.name = name

@@ -59,8 +59,10 @@ package final class WorkerLoop {
         host: pid_t, sandbox: SandboxMode, namespaceFailure: String?, name: String?, logger: Logger
     ) {
         WorkerSpawn.standInIfFirst()
-        // Keeping 0 to 5: its channels to the host.
-        WorkerSpawn.closeInherited(from: WorkerIntake.fd + 1)
+        // Keeping 0 to 6: its channels to the host (6: the bus broker's, when its plugin has one).
+        WorkerSpawn.closeInherited(from: BusBrokerClient.fd + 1)
+        // As the host decided from the same settings (``WorkerLaunch/bus``).
+        if sandbox == .off || (try? SandboxGrants(settings: settings))?.bus == nil { close(BusBrokerClient.fd) }
         completions = Inbox()
         self.memoryLimit = memoryLimit
         statm = memoryLimit > 0 ? open("/proc/self/statm", O_RDONLY | O_CLOEXEC) : -1
@@ -75,13 +77,16 @@ package final class WorkerLoop {
         guard let ring = WorkerRing(fd: Self.ringFD) else { exit(1) }
         self.ring = ring
         let descriptor: PluginDescriptor
+        var bus = BusAccess.direct
         do {
             // Read before the walls go up: the state directory is outside them.
             tokens = try TokenStore(directory: stateDirectory, logger: logger)
             if sandbox != .off, let name {
-                cpuPerCall = Self.raiseWalls(
+                let grants = Self.raiseWalls(
                     sandbox, file: file, name: name, settings: settings, stateDirectory: stateDirectory, namespaceFailure: namespaceFailure,
                     logger: logger)
+                cpuPerCall = grants.cpu
+                bus = grants.bus.map { .broker(granted: $0, BusBrokerClient()) } ?? .refused
                 if let cpuPerCall {
                     // Its default (end the process), and not blocked, whatever the host inherited.
                     signal(SIGXCPU, SIG_DFL)
@@ -110,6 +115,7 @@ package final class WorkerLoop {
         let context = PluginContext(
             name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: intake,
             metrics: PluginMetrics { forwarder.declared($0) })
+        context.bus = bus
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
         do {
             try instance.create()
@@ -122,12 +128,11 @@ package final class WorkerLoop {
     /// Puts up the walls (``Walls``) for the plugin `name` at `file`, with
     /// the grants in its `settings`, its state folder made first so that it
     /// can be granted; exits with ``WorkerLaunch/wallsFailed`` when a grant
-    /// is malformed, or under `strict` when a wall cannot stand. The CPU
-    /// seconds a call may take, when granted.
+    /// is malformed, or under `strict` when a wall cannot stand. Its grants.
     private static func raiseWalls(
         _ mode: SandboxMode, file: String, name: String, settings: [String: String], stateDirectory: String, namespaceFailure: String?,
         logger: Logger
-    ) -> Int? {
+    ) -> SandboxGrants {
         let grants: SandboxGrants
         do {
             grants = try SandboxGrants(settings: settings)
@@ -143,7 +148,7 @@ package final class WorkerLoop {
         let standing = Walls.raise(file: file, stateFolder: problem == nil ? folder : nil, grants: grants, namespaceFailure: namespaceFailure)
         guard !standing.fell.isEmpty else {
             logger.debug("plugin \(name): its worker's walls stand: \(standing.stood.joined(separator: ", "))")
-            return grants.cpu
+            return grants
         }
         let fell = standing.fell.joined(separator: "; ")
         if mode == .strict {
@@ -151,7 +156,7 @@ package final class WorkerLoop {
             exit(WorkerLaunch.wallsFailed)
         }
         logger.warning("plugin \(name): its worker runs without these walls: \(fell); standing: \(standing.stood.joined(separator: ", "))")
-        return grants.cpu
+        return grants
     }
 
     /// Says the plugin is created, then serves calls; never returns.

@@ -20,9 +20,13 @@
  *   caps           print the capability lines of /proc/self/status
  *                  (`intruder: caps: CapEff=... CapPrm=... CapBnd=... CapAmb=...`)
  *   mknod          make a block device node (8:0, a disk) in its state folder
+ *   bus:NAME       connect to the bus NAME (session, system) through ph.bus/1,
+ *                  and write "create" and a newline on it
  *   forge:TEXT     write TEXT and a newline to standard output, and to standard
  *                  error as many times as its setting `flood` says (once by default)
- * With `spin` set to SECONDS, each on_background keeps the CPU busy that long.
+ * With `spin` set to SECONDS, each on_background keeps the CPU busy that long;
+ * with `bus_each` set to a bus, each connects to it anew (ph.bus/1) and
+ * writes the message's id and a newline on it.
  * and, with INTRUDER_MARK=PATH in its environment, its constructor tries
  * to create PATH.
  */
@@ -53,6 +57,7 @@
 #include <time.h>
 
 static double spin_seconds;
+static char bus_each[16];
 static long flood_lines = 1;
 
 /* Keeps the CPU busy for `seconds` of its own time. */
@@ -64,10 +69,30 @@ static void spin(double seconds) {
     } while ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 < seconds);
 }
 
+/* Connects to `bus` through ph.bus/1 and writes `text` on it; 0 or -1. */
+static int bus_write(const ph_host *h, const char *bus, const char *text) {
+    const ph_bus *table = h->get_extension(h, PH_EXT_BUS);
+    if (!table) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int fd = table->connect(h, bus);
+    if (fd < 0) return -1;
+    ssize_t written = write(fd, text, strlen(text));
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return written == (ssize_t)strlen(text) ? 0 : -1;
+}
+
 static void on_background(void *self, const ph_message *m) {
-    (void)self;
-    (void)m;
+    const ph_host *h = self;
     if (spin_seconds > 0) spin(spin_seconds);
+    if (*bus_each) {
+        char line[256];
+        snprintf(line, sizeof line, "%s\n", h->message_id(m));
+        if (bus_write(h, bus_each, line) < 0) fprintf(stderr, "intruder: bus_each: %s\n", strerror(errno));
+    }
 }
 
 static int tcp(const char *port, int connecting) {
@@ -208,6 +233,8 @@ static int attempt(const ph_host *h, const char *what) {
         fd = socket(AF_UNIX, SOCK_STREAM, 0);
         if (fd < 0) return -1;
         return closing(fd, connect_unix(fd, argument));
+    } else if (strncmp(what, "bus:", 4) == 0) {
+        return bus_write(h, argument, "create\n");
     } else if (strcmp(what, "netlink") == 0) {
         fd = socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */);
     } else if (strcmp(what, "vsock") == 0) {
@@ -263,6 +290,8 @@ static void *create(const ph_host *h, const ph_config *c) {
     if (!what) what = "";
     const char *seconds = h->config_get(c, "spin");
     if (seconds) spin_seconds = atof(seconds);
+    const char *each = h->config_get(c, "bus_each");
+    if (each) snprintf(bus_each, sizeof bus_each, "%s", each);
     const char *flood = h->config_get(c, "flood");
     if (flood) flood_lines = atol(flood);
     int rc = attempt(h, what);

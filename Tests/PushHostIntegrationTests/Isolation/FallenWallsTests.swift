@@ -54,7 +54,7 @@ struct FallenWallsTests {
 
         // The listing says so too.
         let listed = try Self.withoutSeccomp(["plugins", "--plugin", plugin, "--isolate", "all"])
-        #expect(listed.stdout.contains("  walls: no new privileges, landlock "), "\(listed.stdout)")
+        #expect(listed.stdout.contains("  walls: own namespaces, no new privileges, no capabilities, landlock "), "\(listed.stdout)")
         #expect(listed.stdout.contains("; cannot stand: seccomp"), "\(listed.stdout)")
     }
 }

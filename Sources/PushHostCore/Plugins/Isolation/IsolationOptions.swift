@@ -70,7 +70,8 @@ package struct IsolationOptions: Sendable {
             arguments += ["--setting", key + "=" + value]
         }
         return WorkerLaunch(
-            executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments), walled: sandbox != .off, handlerTimeout: handlerTimeout,
+            executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments), walled: sandbox != .off,
+            bus: sandbox == .off ? nil : (try? SandboxGrants(settings: settings))?.bus, handlerTimeout: handlerTimeout,
             stopTimeout: stopTimeout, crashLimit: crashLimit, crashWindow: crashWindow, memoryLimit: memoryLimit)
     }
 

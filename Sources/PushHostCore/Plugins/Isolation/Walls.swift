@@ -20,11 +20,11 @@ enum Walls {
         var fell: [String] = []
     }
 
-    /// The Landlock ABI the kernel offers (0: none), and whether the seccomp
-    /// filter can be built here: the walls a worker would put up.
-    static var available: (landlock: Int, seccomp: Bool) {
-        (max(0, Int(ph_landlock_abi())), ph_seccomp_available() != 0)
-    }
+    /// The Landlock ABI the kernel offers (0: none), whether the seccomp
+    /// filter can be built here, and why a worker cannot have namespaces of
+    /// its own (nil: it can): the walls a worker would put up.
+    static let available: (landlock: Int, seccomp: Bool, namespaces: String?) =
+        (max(0, Int(ph_landlock_abi())), ph_seccomp_available() != 0, WorkerSpawn.namespaceProbe())
 
     /// Raises the walls for the plugin at `file` whose state folder is
     /// `stateFolder`, with `grants`; what stood. `namespaceFailure`: why
@@ -51,8 +51,7 @@ enum Walls {
         }
         landlock(file: file, stateFolder: stateFolder, grants: grants, &standing)
         var error = [CChar](repeating: 0, count: 256)
-        var seccomp = ph_seccomp_grants(
-            exec: grants.exec ? 1 : 0, inet: grants.network || !grants.connect.isEmpty ? 1 : 0, unix_sockets: grants.bus != nil ? 1 : 0)
+        var seccomp = ph_seccomp_grants(exec: grants.exec ? 1 : 0, inet: grants.network || !grants.connect.isEmpty ? 1 : 0)
         if ph_seccomp_load(&seccomp, &error, error.count) == 0 {
             standing.stood.append("seccomp")
         } else {
@@ -125,8 +124,8 @@ enum Walls {
         guard abi >= 1 else { return standing.fell.append("landlock (\(String(cString: strerror(errno))))") }
         let all = fileRights(abi: abi)
         let net: UInt64 = abi >= 4 && !grants.network ? UInt64(PH_LL_NET_BIND_TCP | PH_LL_NET_CONNECT_TCP) : 0
-        // A bus may listen on an abstract socket: scoping those off would cut the plugin from it.
-        let scoped: UInt64 = abi >= 6 ? UInt64(PH_LL_SCOPE_SIGNAL) | (grants.bus == nil && !grants.network ? UInt64(PH_LL_SCOPE_ABSTRACT_UNIX_SOCKET) : 0) : 0
+        // Its bus comes connected from the host (``BusBroker``): no abstract socket is the plugin's to reach.
+        let scoped: UInt64 = abi >= 6 ? UInt64(PH_LL_SCOPE_SIGNAL | PH_LL_SCOPE_ABSTRACT_UNIX_SOCKET) : 0
         let ruleset = ph_landlock_ruleset(all, net, scoped)
         guard ruleset >= 0 else { return standing.fell.append("landlock (\(String(cString: strerror(errno))))") }
         defer { close(ruleset) }

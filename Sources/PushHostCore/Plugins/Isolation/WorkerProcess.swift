@@ -69,7 +69,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// which keeps them too). The Swift runtime's backtracer is off in it:
     /// its crash is the host's to report.
     init(
-        executable: String, arguments: [String], walled: Bool, plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics,
+        executable: String, arguments: [String], walled: Bool, bus: String? = nil, plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics,
         output: WorkerOutput? = nil
     ) throws(SetupError) {
         let lines: WorkerOutput
@@ -93,11 +93,23 @@ final class WorkerProcess: @unchecked Sendable {
             _ = setsockopt(end, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(end, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
+        // Its bus, connected by the host (the worker's end as fd 6).
+        var broker: [Int32] = [-1, -1]
+        if bus != nil && socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &broker) != 0 {
+            let failure = String(cString: strerror(errno))
+            for end in pair + intake { close(end) }
+            throw SetupError("socketpair: \(failure)")
+        }
         // The output first, before a descriptor it may share a number with is replaced.
-        let spawned = WorkerSpawn.start(
-            executable, arguments, descriptors: [(1, lines.writeEnd), (2, lines.writeEnd), (3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])], walled: walled)
+        let descriptors: [(Int32, Int32)] = [(1, lines.writeEnd), (2, lines.writeEnd), (3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])]
+            + (broker[1] >= 0 ? [(BusBrokerClient.fd, broker[1])] : [])
+        let spawned = WorkerSpawn.start(executable, arguments, descriptors: descriptors, walled: walled)
         close(pair[1])
         close(intake[1])
+        if broker[1] >= 0 { close(broker[1]) }
+        if let bus, broker[0] >= 0 {
+            if case .success = spawned { BusBroker.serve(broker[0], bus: bus) } else { close(broker[0]) }
+        }
         switch spawned {
         case .success(let started):
             self.started = started

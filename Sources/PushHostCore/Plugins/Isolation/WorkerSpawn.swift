@@ -17,7 +17,7 @@ import CSandbox
 /// not end it with SIGABRT).
 enum WorkerSpawn {
     /// The descriptor on which a walled worker's first process reports the worker's wait status.
-    static let statusFD: Int32 = 6
+    static let statusFD: Int32 = 7
 
     /// A started worker.
     struct Started {
@@ -75,6 +75,20 @@ enum WorkerSpawn {
 
     private static func unwalled(_ executable: String, _ arguments: [String], _ placed: [(Int32, Int32)]) -> Result<Started, Errno> {
         spawn(executable, arguments, placed, walled: false).map { Started(pid: $0, statusPipe: nil) }.mapError(\.errno)
+    }
+
+    /// Why a walled worker could not have namespaces of its own here
+    /// (`pushhost plugins` says so), or nil when it can: a child that makes
+    /// them, and ends.
+    static func namespaceProbe() -> String? {
+        var request = ph_spawn(
+            path: nil, argv: nil, envp: nil, from: nil, to: nil, count: 0, stdin_null: 0, walled: 1, uid: geteuid(), gid: getegid())
+        var step: Int32 = 0, error: Int32 = 0
+        let pid = ph_spawn_start(&request, &step, &error)
+        guard pid > 0 else { return "\(String(cString: ph_spawn_step_name(step))): \(Errno(error))" }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return nil
     }
 
     /// Why a start failed: at which step, and whether the namespaces were to blame.

@@ -17,6 +17,8 @@ struct WorkerLaunch {
     let arguments: [String]
     /// Behind walls (`--sandbox` on or strict): started in namespaces of its own (``WorkerSpawn``).
     let walled: Bool
+    /// The bus its plugin's grants name, when walled: the host connects to it for the worker (``BusBroker``).
+    let bus: String?
     let handlerTimeout: Double
     let stopTimeout: Double
     let crashLimit: Int
