@@ -55,6 +55,7 @@ import Testing
 ///   `data.again` `yes` it proceeds once more and writes `again ID SAME`
 ///   (whether that outcome equals the first); with `data.late_stop` `yes`
 ///   it returns `.suppressed("too late")` instead of the outcome.
+/// - `pool` (data): keeps Dispatch's thread pool busy (PoolPlugin.swift).
 struct PluginPackage: Sendable {
     /// The package folder.
     let root: String
@@ -86,7 +87,7 @@ struct PluginPackage: Sendable {
     static let plugins: [(name: String, target: String, source: String)] = [
         ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
         ("quick", "Quick", quick), ("keeper", "Keeper", keeper), ("tapper", "Tapper", tapper), ("marker", "Marker", marker),
-        ("feeder", "Feeder", feeder),
+        ("feeder", "Feeder", feeder), ("pool", "Pool", pool),
     ]
 
     static let manifest = """
