@@ -89,6 +89,32 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: scratch.file("state/plugins/intruder/kept")))
     }
 
+    /// Of the shared objects beside it, a plugin reads those it links and
+    /// not another plugin's library.
+    @Test func onlyWhatItLinksBesideIt() throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("plugins")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, source) in [("libhelper.so", "int helper(void) { return 1; }"), ("libother.so", "int other(void) { return 2; }")] {
+            let built = try Command.run("cc", ["-shared", "-fPIC", "-x", "c", "-", "-o", folder + "/" + name], stdin: source)
+            try #require(built.status == 0, "\(built.stderr)")
+        }
+        let intruder = try PluginSource.fixture("intruder")
+        let built = try Command.run(
+            "cc", ["-std=c11", "-shared", "-fPIC", "-I", Paths.include.path, "-I", Paths.fixturePlugins.path, "-x", "c", "-", "-o", folder + "/intruder.so",
+                   "-L" + folder, "-Wl,--no-as-needed", "-lhelper", "-Wl,-rpath,$ORIGIN"],
+            stdin: intruder)
+        try #require(built.status == 0, "\(built.stderr)")
+        for (name, walled) in [("libhelper.so", "ok"), ("libother.so", "Permission denied")] {
+            let what = "read:\(folder)/\(name)"
+            for (sandbox, expected) in [("on", walled), ("off", "ok")] {
+                let run = try scratch.run(
+                    ["--plugin", folder + "/intruder.so", "--isolate", "intruder", "--sandbox", sandbox, "--set", "intruder.try=\(what)"], stdin: "")
+                #expect(Self.printed(in: run.stderr) == "intruder: \(what): \(expected)", "\(run.stderr)")
+            }
+        }
+    }
+
     @Test func noConnectionWithoutItsPort() throws {
         let scratch = try Scratch()
         let listener = try Listener()

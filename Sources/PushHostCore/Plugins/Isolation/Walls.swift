@@ -131,7 +131,7 @@ enum Walls {
         defer { close(ruleset) }
         // In namespaces of its own, /proc holds only its own processes and their threads (whose
         // /proc/TID/stat the Swift runtime's thread pool reads); else only its own folder.
-        var reads = systemReads + [WorkerSpawn.inOwnNamespaces ? "/proc" : "/proc/self"] + mappedFolders() + besides(file) + grants.read
+        var reads = systemReads + [WorkerSpawn.inOwnNamespaces ? "/proc" : "/proc/self"] + mappedFolders() + LinkedObjects.of(file) + grants.read
         if file.hasSuffix(FFIManifest.suffix) { reads.append(file) }
         for path in reads { allow(path, readRights & all, in: ruleset) }
         // Device nodes nowhere: a worker of a root host could otherwise make one of a disk.
@@ -161,19 +161,5 @@ enum Walls {
     /// in Swift links too.
     private static func mappedFolders() -> [String] {
         Set(MappedLibraries.paths().compactMap { path in path.lastIndex(of: "/").map { String(path[..<$0]) } }).sorted()
-    }
-
-    /// The plugin's library and the shared objects beside it (what it links
-    /// from its own folder); not the settings files there.
-    private static func besides(_ file: String) -> [String] {
-        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
-        guard let directory = opendir(folder) else { return [file] }
-        defer { closedir(directory) }
-        var objects = [file]
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".so") || name.contains(".so.") { objects.append(folder + "/" + name) }
-        }
-        return objects
     }
 }
