@@ -11,24 +11,12 @@
  * import this module would lose them (`_SC_PAGESIZE`, `sysconf`). */
 extern long ph_syscall(long number, ...) __asm__("syscall");
 extern int ph_prctl(int option, ...) __asm__("prctl");
-extern void *ph_dlopen(const char *file, int mode) __asm__("dlopen");
-extern void *ph_dlsym(void *handle, const char *name) __asm__("dlsym");
-extern char *ph_dlerror(void) __asm__("dlerror");
-extern int ph_snprintf(char *out, size_t size, const char *format, ...) __asm__("snprintf");
-extern char *ph_strerror(int number) __asm__("strerror");
 
 /* The constants it needs, as Linux and glibc number them on every architecture. */
 #define PH_NR_LANDLOCK_CREATE_RULESET 444
 #define PH_NR_LANDLOCK_ADD_RULE 445
 #define PH_NR_LANDLOCK_RESTRICT_SELF 446
 #define PH_PR_SET_NO_NEW_PRIVS 38
-#define PH_RTLD_NOW 2
-#define PH_RTLD_LOCAL 0
-#define PH_EPERM 1
-#define PH_ENOSYS 38
-#define PH_AF_INET 2
-#define PH_AF_INET6 10
-#define PH_SOCK_RAW 3
 #define PH_PR_CAPBSET_DROP 24
 #define PH_PR_SET_SECUREBITS 28
 #define PH_PR_CAP_AMBIENT 47
@@ -76,16 +64,8 @@ extern char *ph_strerror(int number) __asm__("strerror");
 #define PH_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define PH_LL_SCOPE_SIGNAL (1ULL << 1)
 
-/* What the seccomp filter lets through beside the default. */
-struct ph_seccomp_grants {
-    int exec;     /* fork, vfork, clone without CLONE_THREAD, execve */
-    int inet;     /* AF_INET and AF_INET6 sockets */
-};
-/* Every other family, AF_UNIX included (a bus comes connected from the host), is refused whatever is granted. */
-
-/* Each function returns 0 or a file descriptor, or -1 with errno set
- * (ph_seccomp_load: -1 with `error` saying why). All of it is inline, as
- * Swift calls it (sandbox.c only includes this header).
+/* Each function returns 0 or a file descriptor, or -1 with errno set.
+ * The Landlock and capability calls are inline, as Swift calls them.
  *
  * ph_landlock_abi: the Landlock ABI the kernel offers (1 and up), or -1.
  * ph_landlock_ruleset: a ruleset that handles these rights and scopes.
@@ -93,9 +73,6 @@ struct ph_seccomp_grants {
  * ph_landlock_allow_port: grants `access` on TCP port `port`.
  * ph_landlock_restrict: puts the ruleset on this process (after ph_no_new_privs).
  * ph_no_new_privs: PR_SET_NO_NEW_PRIVS, nothing this process runs gains privileges.
- * ph_seccomp_available: whether libseccomp opens here (1 or 0).
- * ph_seccomp_load: the filter, through libseccomp opened at run time (so
- *   that the host builds without its headers); refused calls fail with EPERM.
  */
 
 
@@ -171,129 +148,30 @@ static inline int ph_drop_capabilities(void) {
     return (data[0].effective | data[0].permitted | data[0].inheritable | data[1].effective | data[1].permitted | data[1].inheritable) ? -1 : 0;
 }
 
-/* libseccomp's ABI, as its seccomp.h declares it. */
-typedef void *scmp_filter_ctx;
-struct scmp_arg_cmp {
-    unsigned int arg;
-    int op;
-    uint64_t datum_a;
-    uint64_t datum_b;
-};
-#define SCMP_ACT_ALLOW 0x7fff0000U
-#define SCMP_ACT_ERRNO(x) (0x00050000U | ((x) & 0x0000ffffU))
-#define SCMP_CMP_EQ 4
-#define SCMP_CMP_GT 6
-#define SCMP_CMP_MASKED_EQ 7
-/* <sched.h> names it only under _GNU_SOURCE, which a module header must not define. */
-#define PH_CLONE_THREAD 0x00010000
-
-struct seccomp_library {
-    scmp_filter_ctx (*init)(uint32_t);
-    void (*release)(scmp_filter_ctx);
-    int (*rule_add_array)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *);
-    int (*load)(scmp_filter_ctx);
-    int (*resolve)(const char *);
-};
-
-static inline int ph_seccomp_open(struct seccomp_library *lib, char *error, size_t size) {
-    void *handle = ph_dlopen("libseccomp.so.2", PH_RTLD_NOW | PH_RTLD_LOCAL);
-    if (!handle) {
-        ph_snprintf(error, size, "libseccomp.so.2 cannot be opened (%s)", ph_dlerror());
-        return -1;
-    }
-    lib->init = (scmp_filter_ctx (*)(uint32_t))ph_dlsym(handle, "seccomp_init");
-    lib->release = (void (*)(scmp_filter_ctx))ph_dlsym(handle, "seccomp_release");
-    lib->rule_add_array = (int (*)(scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *))ph_dlsym(handle, "seccomp_rule_add_array");
-    lib->load = (int (*)(scmp_filter_ctx))ph_dlsym(handle, "seccomp_load");
-    lib->resolve = (int (*)(const char *))ph_dlsym(handle, "seccomp_syscall_resolve_name");
-    if (!lib->init || !lib->release || !lib->rule_add_array || !lib->load || !lib->resolve) {
-        ph_snprintf(error, size, "libseccomp.so.2 lacks a function it should have");
-        return -1;
-    }
-    return 0;
-}
-
-/* Refuses `name` with EPERM when the arguments match `cmp` (all of them). */
-static inline int ph_seccomp_refuse(struct seccomp_library *lib, scmp_filter_ctx ctx, const char *name, unsigned count, const struct scmp_arg_cmp *cmp,
-                  char *error, size_t size) {
-    int number = lib->resolve(name);
-    if (number < 0) return 0; /* not a call on this architecture */
-    int rc = lib->rule_add_array(ctx, SCMP_ACT_ERRNO(PH_EPERM), number, count, cmp);
-    if (rc < 0) {
-        ph_snprintf(error, size, "libseccomp refused the rule for %s (%s)", name, ph_strerror(-rc));
-        return -1;
-    }
-    return 0;
-}
-
-/* Calls no plugin needs, and the ways out of the walls. */
-static const char *const ph_seccomp_refused[] = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "mount", "umount2", "pivot_root", "chroot",
-    "fsopen", "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr", "kexec_load",
-    "kexec_file_load", "init_module", "finit_module", "delete_module", "bpf", "perf_event_open", "keyctl",
-    "add_key", "request_key", "unshare", "setns", "personality", "swapon", "swapoff", "reboot", "acct",
-    "quotactl", "syslog", "userfaultfd", "open_by_handle_at", "name_to_handle_at", "iopl", "ioperm",
-    "lookup_dcookie", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
-    "setdomainname", "vhangup",
-    /* A ring's operations are out of a filter's reach: through it, a socket of any family, without `socket`. */
-    "io_uring_setup", "io_uring_enter", "io_uring_register",
+/* The seccomp filter (seccomp.c), built with libseccomp opened at run
+ * time, so that the host builds without its headers. */
+struct ph_seccomp_grants {
+    int exec; /* fork, vfork, clone without CLONE_THREAD, execve */
+    int inet; /* AF_INET and AF_INET6 stream and datagram sockets */
 };
 
 /* Whether libseccomp can be opened here (what `pushhost plugins` says). */
-static inline int ph_seccomp_available(void) {
-    struct seccomp_library lib;
-    char error[256];
-    return ph_seccomp_open(&lib, error, sizeof error) == 0;
-}
+int ph_seccomp_available(void);
 
-static inline int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *error, size_t size) {
-    struct seccomp_library lib;
-    if (ph_seccomp_open(&lib, error, size) < 0) return -1;
-    scmp_filter_ctx ctx = lib.init(SCMP_ACT_ALLOW);
-    if (!ctx) {
-        ph_snprintf(error, size, "seccomp_init failed");
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof ph_seccomp_refused / sizeof *ph_seccomp_refused; i++) rc = ph_seccomp_refuse(&lib, ctx, ph_seccomp_refused[i], 0, (void *)0, error, size);
-    /* Sockets by an allow-list of families: AF_INET (2) and AF_INET6 (10) when granted, nothing else. The rules compare all 64 bits of the argument, so a family with high bits set
-     * is above 10, and refused. */
-    for (size_t call = 0; rc == 0 && call < 2; call++) {
-        const char *name = call == 0 ? "socket" : "socketpair";
-        struct scmp_arg_cmp above[] = {{0, SCMP_CMP_GT, PH_AF_INET6, 0}};
-        rc = ph_seccomp_refuse(&lib, ctx, name, 1, above, error, size);
-        for (uint64_t family = 0; rc == 0 && family < PH_AF_INET6; family++) {
-            if (family == PH_AF_INET && grants->inet) continue;
-            struct scmp_arg_cmp one[] = {{0, SCMP_CMP_EQ, family, 0}};
-            rc = ph_seccomp_refuse(&lib, ctx, name, 1, one, error, size);
-        }
-        if (rc == 0 && !grants->inet) {
-            struct scmp_arg_cmp inet6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}};
-            rc = ph_seccomp_refuse(&lib, ctx, name, 1, inet6, error, size);
-        }
-    }
-    /* Raw IP sockets, whatever else is granted. */
-    struct scmp_arg_cmp raw4[] = {{0, SCMP_CMP_EQ, PH_AF_INET, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, PH_SOCK_RAW}};
-    struct scmp_arg_cmp raw6[] = {{0, SCMP_CMP_EQ, PH_AF_INET6, 0}, {1, SCMP_CMP_MASKED_EQ, 0xf, PH_SOCK_RAW}};
-    if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 2, raw4, error, size);
-    if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "socket", 2, raw6, error, size);
-    if (rc == 0 && !grants->exec) {
-        /* A new thread is a clone with CLONE_THREAD; clone3's flags are out of a filter's reach, so it is
-         * refused with ENOSYS, and the C library falls back to clone. */
-        struct scmp_arg_cmp process[] = {{0, SCMP_CMP_MASKED_EQ, PH_CLONE_THREAD, 0}};
-        const char *const spawning[] = {"fork", "vfork", "execve", "execveat"};
-        for (size_t i = 0; rc == 0 && i < sizeof spawning / sizeof *spawning; i++) rc = ph_seccomp_refuse(&lib, ctx, spawning[i], 0, (void *)0, error, size);
-        if (rc == 0) rc = ph_seccomp_refuse(&lib, ctx, "clone", 1, process, error, size);
-        int clone3 = lib.resolve("clone3");
-        if (rc == 0 && clone3 >= 0 && lib.rule_add_array(ctx, SCMP_ACT_ERRNO(PH_ENOSYS), clone3, 0, (void *)0) < 0) {
-            ph_snprintf(error, size, "libseccomp refused the rule for clone3");
-            rc = -1;
-        }
-    }
-    if (rc == 0 && (rc = lib.load(ctx)) < 0) ph_snprintf(error, size, "seccomp_load failed (%s)", ph_strerror(-rc));
-    lib.release(ctx);
-    return rc < 0 ? -1 : 0;
-}
+/* Loads the filter: an allow-list (what C and Swift plugins call, by name;
+ * any other call fails with ENOSYS, the answer for a call the kernel does
+ * not have, so that a C library falls back), and the calls that lead out of
+ * the walls refused with EPERM. 0, or -1 with `error` saying why. */
+int ph_seccomp_load(const struct ph_seccomp_grants *grants, char *error, size_t size);
+
+/* Of the calls of this architecture libseccomp knows, how many the filter
+ * allows, refuses with EPERM, allows or refuses by grant and argument
+ * (socket, clone, fork, vfork, execve, execveat), and leaves to its default
+ * (ENOSYS): the figures docs/running.md gives. */
+struct ph_seccomp_counts {
+    int allowed, refused, granted, other;
+};
+struct ph_seccomp_counts ph_seccomp_count(void);
 
 /* How a worker is started (sandbox.c): with `walled`, in new user, PID
  * and mount namespaces (its ids mapped to the host's own, a /proc of its

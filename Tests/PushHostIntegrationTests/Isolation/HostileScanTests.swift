@@ -80,7 +80,7 @@ import Testing
         Attack(name: "extensions not a list", defines: only(answer(["extensions": #""ph.source/1""#])),
                wrong: "extensions that is a string, not an array"),
         Attack(name: "unknown extension", defines: only(answer(["extensions": #"["ph.evil/1"]"#])),
-               wrong: #"its descriptor's extensions: "ph.evil/1" is no extension this host knows (ph.interceptor/1, ph.source/1, ph.chain/1, ph.intake/1, ph.state/1, ph.metrics/1)"#),
+               wrong: #"its descriptor's extensions: "ph.evil/1" is no extension this host knows (ph.interceptor/1, ph.source/1, ph.chain/1, ph.intake/1, ph.state/1, ph.metrics/1, ph.bus/1)"#),
         Attack(name: "extension twice", defines: only(answer(["extensions": #"["ph.state/1","ph.state/1"]"#])),
                wrong: "its descriptor's extensions: ph.state/1 is declared twice"),
         Attack(name: "too many extensions",

@@ -71,7 +71,7 @@ import Testing
     /// not know, one declared twice, a list without its NULL within 16 ids.
     @Test(arguments: [
         ("EXTENSIONS \"ph.evil/1\", NULL",
-         #"its descriptor's extensions: "ph.evil/1" is no extension this host knows (ph.interceptor/1, ph.source/1, ph.chain/1, ph.intake/1, ph.state/1, ph.metrics/1)"#),
+         #"its descriptor's extensions: "ph.evil/1" is no extension this host knows (ph.interceptor/1, ph.source/1, ph.chain/1, ph.intake/1, ph.state/1, ph.metrics/1, ph.bus/1)"#),
         ("EXTENSIONS PH_EXT_STATE, PH_EXT_INTAKE, PH_EXT_STATE, NULL", "its descriptor's extensions: ph.state/1 is declared twice"),
         ("EXTENSIONS " + Array(repeating: "PH_EXT_STATE", count: 17).joined(separator: ", "),
          "its descriptor's extensions: more than 16 ids, or no NULL after them"),

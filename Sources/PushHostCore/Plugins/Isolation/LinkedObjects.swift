@@ -13,8 +13,24 @@ import Glibc
 /// 64-bit ELF file; names found elsewhere (the system's libraries) are
 /// granted with the system's folders. The file is the plugin's, so every
 /// offset in it is checked against its size; a file that is not such an
-/// ELF file links nothing.
+/// ELF file links nothing. An ffi manifest links the libraries it names
+/// from its folder, and what they link.
 enum LinkedObjects {
+    /// The plugin file `file` (a library or an ffi manifest) and what it links.
+    static func ofPlugin(_ file: String) -> [String] {
+        guard file.hasSuffix(FFIManifest.suffix) else { return of(file) }
+        guard let manifest = try? FFIManifest.read(file) else { return [file] }
+        let folder = PluginCatalog.directory(of: file)
+        let functions = [manifest.initFunction, manifest.finiFunction].compactMap { $0 } + manifest.handlers.map(\.function)
+        let named = Set(functions.map(\.library) + [manifest.library].compactMap { $0 })
+        // Those it names in its folder (a link there is the operator's to make), not a path out of it.
+        let libraries = named.map { FFILibraries.locate($0, folder: folder) }.filter { path in
+            path.hasPrefix(folder + "/") && !path.split(separator: "/").contains("..")
+        }
+        return [file] + libraries.sorted().flatMap(of)
+    }
+
+
     /// `file` and the objects it links from its folder, transitively.
     static func of(_ file: String) -> [String] {
         let folder = PluginCatalog.realPath(PluginCatalog.directory(of: file)) ?? PluginCatalog.directory(of: file)
@@ -53,14 +69,14 @@ enum LinkedObjects {
     }
 
     /// What a library's dynamic section names.
-    struct Links {
+    struct DynamicNames {
         var needed: [String] = []
         var runPaths: [String] = []
     }
 
     /// The `DT_NEEDED` names and run paths of the 64-bit little-endian ELF
     /// file at `path`, or nil when it is not one (or is malformed).
-    static func read(_ path: String) -> Links? {
+    static func read(_ path: String) -> DynamicNames? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -80,7 +96,7 @@ enum LinkedObjects {
             default: continue
             }
         }
-        guard let dynamic, dynamic.size <= 1 << 20, let entries = file.bytes(at: dynamic.offset, count: Int(dynamic.size)) else { return Links() }
+        guard let dynamic, dynamic.size <= 1 << 20, let entries = file.bytes(at: dynamic.offset, count: Int(dynamic.size)) else { return DynamicNames() }
         var needed: [UInt64] = [], runPaths: [UInt64] = []
         var table: UInt64?, tableSize: UInt64 = 0
         for start in stride(from: 0, to: entries.count - 15, by: 16) {
@@ -99,14 +115,14 @@ enum LinkedObjects {
         guard let table, tableSize <= 1 << 24,
               let load = loads.first(where: { table >= $0.address && table - $0.address < $0.size }),
               let strings = file.bytes(at: load.offset &+ (table - load.address), count: Int(tableSize))
-        else { return Links() }
+        else { return DynamicNames() }
         func string(_ offset: UInt64) -> String? {
             guard offset < UInt64(strings.count) else { return nil }
             let start = Int(offset)
             let end = strings[start...].firstIndex(of: 0) ?? strings.endIndex
             return String(decoding: strings[start..<end], as: UTF8.self)
         }
-        return Links(needed: needed.compactMap(string), runPaths: runPaths.compactMap(string).flatMap { $0.split(separator: ":").map(String.init) })
+        return DynamicNames(needed: needed.compactMap(string), runPaths: runPaths.compactMap(string).flatMap { $0.split(separator: ":").map(String.init) })
     }
 }
 

@@ -131,8 +131,7 @@ enum Walls {
         defer { close(ruleset) }
         // In namespaces of its own, /proc holds only its own processes and their threads (whose
         // /proc/TID/stat the Swift runtime's thread pool reads); else only its own folder.
-        var reads = systemReads + [WorkerSpawn.inOwnNamespaces ? "/proc" : "/proc/self"] + mappedFolders() + LinkedObjects.of(file) + grants.read
-        if file.hasSuffix(FFIManifest.suffix) { reads.append(file) }
+        let reads = systemReads + [WorkerSpawn.inOwnNamespaces ? "/proc" : "/proc/self"] + mappedFolders() + LinkedObjects.ofPlugin(file) + grants.read
         for path in reads { allow(path, readRights & all, in: ruleset) }
         // Device nodes nowhere: a worker of a root host could otherwise make one of a disk.
         let writes = all & ~UInt64(PH_LL_FS_MAKE_CHAR | PH_LL_FS_MAKE_BLOCK)
