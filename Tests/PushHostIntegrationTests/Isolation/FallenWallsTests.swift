@@ -3,7 +3,9 @@ import Testing
 
 /// Where a wall cannot stand (docs/running.md, walls): here libseccomp,
 /// hidden under an empty file in a mount namespace of the test's own, so
-/// that the seccomp filter cannot load. `--sandbox on` runs the worker
+/// that the seccomp filter cannot load; or user namespaces, which a host
+/// in a user namespace of the test's own may not make (its
+/// `max_user_namespaces` is 0), as in some containers. `--sandbox on` runs the worker
 /// behind the walls that do stand and says which fell; `--sandbox strict`
 /// refuses the plugin, before its library is opened in a scan or a worker.
 @Suite(.enabled(if: canHideLibraries, "needs root and unshare(1) for a mount namespace"))
@@ -17,6 +19,31 @@ struct FallenWallsTests {
             mount --bind /dev/null "$library" && exec "$@"
             """
         return try Command.run("unshare", ["--mount", "sh", "-c", script, "sh", Paths.pushhost] + arguments, stdin: stdin, environment: environment)
+    }
+
+    /// `pushhost ARGUMENTS` where no user namespace can be made.
+    static func withoutNamespaces(_ arguments: [String], stdin: String = "") throws -> Command {
+        let script = #"echo 0 > /proc/sys/user/max_user_namespaces && exec "$@""#
+        return try Command.run("unshare", ["--user", "--map-root-user", "sh", "-c", script, "sh", Paths.pushhost] + arguments, stdin: stdin)
+    }
+
+    @Test func withoutNamespacesTheOtherWallsStand() throws {
+        let scratch = try Scratch()
+        let secret = try WallsTests.secret(in: scratch)
+        let plugin = try scratch.plugin("intruder.so", try PluginSource.fixture("intruder"))
+        let flags = ["run", "--state", scratch.file("state"), "--plugin", plugin, "--isolate", "intruder", "--set", "intruder.try=read:\(secret)"]
+        let on = try Self.withoutNamespaces(flags)
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(on.stderr.contains(
+            "warning pushhost: plugin intruder: its worker runs without these walls: own namespaces (clone: No space left on device); standing: no capabilities,"),
+            "\(on.stderr)")
+        #expect(WallsTests.printed(in: on.stderr) == "intruder: read:\(secret): Permission denied", "\(on.stderr)")
+        let strict = try Self.withoutNamespaces(flags + ["--sandbox", "strict"])
+        #expect(strict.status == 1, "\(strict.stderr)")
+        #expect(strict.stderr.contains("walls that cannot stand under --sandbox strict: own namespaces (clone: No space left on device)"), "\(strict.stderr)")
+        #expect(WallsTests.printed(in: strict.stderr) == nil, "\(strict.stderr)")
+        let listed = try Self.withoutNamespaces(["plugins", "--plugin", plugin, "--isolate", "all"])
+        #expect(listed.stdout.contains("; cannot stand: own namespaces (clone: No space left on device)"), "\(listed.stdout)")
     }
 
     @Test func onRunsBehindTheWallsThatStandAndStrictRefuses() throws {
