@@ -132,6 +132,20 @@ import Glibc
         #expect(carried.count < 1500, "\(carried.count) lines")
     }
 
+    /// The first process of a worker's namespaces, which tells the host how
+    /// the worker ended, is not the worker's to read or write: its pipe to
+    /// the host (fd 7) and its environment are closed to the plugin.
+    @Test func theProcessThatStandsInIsOutOfReach() throws {
+        let scratch = try Scratch()
+        for what in ["write:/proc/1/fd/7", "read:/proc/1/environ", "read:/proc/1/mem"] {
+            let walled = try WallsTests.attempt(what, in: scratch)
+            #expect(walled.line == "intruder: \(what): Permission denied", "\(walled.stderr)")
+        }
+        // Its own are its own.
+        let own = try WallsTests.attempt("read:/proc/self/environ", in: scratch)
+        #expect(own.line == "intruder: read:/proc/self/environ: ok", "\(own.stderr)")
+    }
+
     /// The capability sets the intruder printed (`intruder: caps: CapPrm=... CapEff=...`), by name.
     static func capabilities(in stderr: String) -> [String: UInt64]? {
         guard let line = stderr.split(separator: "\n").first(where: { $0.contains("intruder: caps: Cap") }),
