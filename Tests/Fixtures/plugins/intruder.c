@@ -191,6 +191,18 @@ static int print_caps(void) {
     return 0;
 }
 
+/* The path of `name` in its state folder (ph.state/1), into `path`; 0, or -1 (ENOENT) without a folder. */
+static int in_state_folder(const ph_host *h, const char *name, char *path, size_t size) {
+    const ph_state *state = h->get_extension(h, PH_EXT_STATE);
+    const char *folder = state ? state->directory(h) : NULL;
+    if (!folder) {
+        errno = ENOENT;
+        return -1;
+    }
+    snprintf(path, size, "%s/%s", folder, name);
+    return 0;
+}
+
 static int attempt(const ph_host *h, const char *what) {
     const char *argument = strchr(what, ':');
     argument = argument ? argument + 1 : "";
@@ -247,25 +259,13 @@ static int attempt(const ph_host *h, const char *what) {
         for (long i = 0; i < flood_lines; i++) fprintf(stderr, "%s\n", argument);
         return 0;
     } else if (strcmp(what, "mknod") == 0) {
-        const ph_state *state = h->get_extension(h, PH_EXT_STATE);
-        const char *folder = state ? state->directory(h) : NULL;
-        if (!folder) {
-            errno = ENOENT;
-            return -1;
-        }
         char path[4096];
-        snprintf(path, sizeof path, "%s/disk", folder);
+        if (in_state_folder(h, "disk", path, sizeof path) < 0) return -1;
         unlink(path);
         return mknod(path, S_IFBLK | 0600, makedev(8, 0));
     } else if (strcmp(what, "state") == 0) {
-        const ph_state *state = h->get_extension(h, PH_EXT_STATE);
-        const char *folder = state ? state->directory(h) : NULL;
-        if (!folder) {
-            errno = ENOENT;
-            return -1;
-        }
         char path[4096];
-        snprintf(path, sizeof path, "%s/kept", folder);
+        if (in_state_folder(h, "kept", path, sizeof path) < 0) return -1;
         fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     } else {
         errno = EINVAL;

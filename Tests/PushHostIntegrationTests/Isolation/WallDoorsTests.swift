@@ -16,7 +16,7 @@ import Glibc
 
     @Test func noDatagramLeavesThroughARing() throws {
         let scratch = try Scratch()
-        let listener = try UDPListener()
+        let listener = try Listener(datagrams: true)
         let what = "uring-udp:\(listener.port)"
         let walled = try WallsTests.attempt(what, in: scratch)
         #expect(walled.line == "intruder: \(what): \(Self.refused)", "\(walled.stderr)")
@@ -158,37 +158,6 @@ import Glibc
             sets[String(parts[0])] = value
         }
         return sets
-    }
-}
-
-/// A UDP socket on loopback for the length of a test.
-final class UDPListener {
-    let fd: Int32
-    let port: UInt16
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    /// The datagram waiting, if one came.
-    func received() -> String? {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        let count = recv(fd, &bytes, bytes.count, Int32(MSG_DONTWAIT))
-        return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : nil
-    }
-
-    deinit {
-        close(fd)
     }
 }
 

@@ -300,23 +300,33 @@ import Testing
     }
 }
 
-/// A TCP listener on loopback for the length of a test.
+/// A TCP listener on loopback for the length of a test, or with
+/// `datagrams` a UDP socket there.
 final class Listener {
     let fd: Int32
     let port: UInt16
 
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    init(datagrams: Bool = false) throws {
+        let fd = socket(AF_INET, Int32((datagrams ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
         self.fd = fd
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && (datagrams || listen(fd, 8) == 0) && getsockname(fd, $0, &length) == 0
+            }
         }
         try #require(bound)
         port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// The datagram waiting, if one came (with `datagrams`).
+    func received() -> String? {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = recv(fd, &bytes, bytes.count, Int32(MSG_DONTWAIT))
+        return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : nil
     }
 
     deinit {
