@@ -70,8 +70,16 @@ struct WithoutToolchainTests {
 
     /// Plays the demo story, as examples/demo.sh does, through `pushhost`
     /// and ten of the samples in `samples`, with the toolchain hidden, and
-    /// checks that every record was reported and each Swift sample did its part.
+    /// checks that every record was reported and each Swift sample did its
+    /// part: in the host, then as the installed units run it, every plugin
+    /// isolated behind the default walls (`cache` and `inbox` granted the
+    /// folder they write), without a crash.
     static func playDemoStory(pushhost: String, samples: String) throws {
+        try playDemoStory(pushhost: pushhost, samples: samples, isolated: false)
+        try playDemoStory(pushhost: pushhost, samples: samples, isolated: true)
+    }
+
+    private static func playDemoStory(pushhost: String, samples: String, isolated: Bool) throws {
         let scratch = try Scratch()
         let empty = scratch.file("empty")
         let plugins = scratch.file("plugins")
@@ -88,11 +96,15 @@ struct WithoutToolchainTests {
         let storyPath = Paths.packageRoot.appendingPathComponent("examples/story.ndjson").path
         let story = try String(contentsOfFile: storyPath, encoding: .utf8)
         // Played as the demo plays it: a blank line is half a second of quiet.
-        let play = #"while IFS= read -r line || [ -n "$line" ]; do if [ -z "$line" ]; then sleep 0.5; else printf '%s\n' "$line"; fi; done < "$1" | "$2" run --plugins "$3" --platform android --state "$4" --report "$5""#
+        let play = #"file=$1 pushhost=$2; shift 2; while IFS= read -r line || [ -n "$line" ]; do if [ -z "$line" ]; then sleep 0.5; else printf '%s\n' "$line"; fi; done < "$file" | "$pushhost" run "$@""#
+        let out = scratch.file(".build/demo/out")
+        let walls = isolated ? ["--isolate", "all", "--sandbox", "on", "--set", "cache.sandbox.write=\(out)", "--set", "inbox.sandbox.write=\(out)"] : []
         let run = try hidden(
-            "bash", ["-c", play, "bash", storyPath, pushhost, plugins, scratch.file("state"), scratch.file("report.ndjson")],
+            "bash", ["-c", play, "bash", storyPath, pushhost, "--plugins", plugins, "--platform", "android", "--state", scratch.file("state"),
+                     "--report", scratch.file("report.ndjson")] + walls,
             empty: empty, directory: scratch.path)
         #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("crashed"), "\(run.stderr)")
         let report = try scratch.reportLines()
         // Every record of the story has its line (a retained action has two); the
         // blank lines, played as pauses, never reach the host.
