@@ -47,9 +47,6 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The plugin's name, as the host's scan read it (its state folder is granted by it).")
     var name: String?
 
-    @Option(name: .customLong("setting"), help: "One of the plugin's settings, KEY=VALUE (repeatable).")
-    var settings: [String] = []
-
     @OptionGroup var log: LogOptions
 
     func run() throws {
@@ -57,13 +54,8 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
         guard let state else { throw UsageError("--state is needed, except with --scan") }
         // Its state folder, the one folder it may write, is granted by name.
         if sandbox != .off && name == nil { throw UsageError("--sandbox \(sandbox.rawValue) needs --name") }
-        var values: [String: String] = [:]
-        for setting in settings {
-            guard let equals = setting.firstIndex(of: "=") else { throw UsageError("--setting \(setting): expected KEY=VALUE") }
-            values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
-        }
         WorkerLoop(
-            file: plugin, settings: values, stateDirectory: state, platform: platform, targetKey: targetKey, memoryLimit: memoryLimit, host: host,
+            file: plugin, stateDirectory: state, platform: platform, targetKey: targetKey, memoryLimit: memoryLimit, host: host,
             sandbox: sandbox, namespaceFailure: namespaceFailure, name: name, logger: Logger(label: "pushhost")
         ).run()
     }

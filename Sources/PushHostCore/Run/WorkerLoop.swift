@@ -55,10 +55,11 @@ package final class WorkerLoop {
     /// A `complete` call, from the plugin's thread.
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
     package init(
-        file: String, settings: [String: String], stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
+        file: String, stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
         host: pid_t, sandbox: SandboxMode, namespaceFailure: String?, name: String?, logger: Logger
     ) {
         WorkerSpawn.standInIfFirst()
+        let settings = WorkerSettings.read()
         // Keeping 0 to 6: its channels to the host (6: the bus broker's, when its plugin has one).
         WorkerSpawn.closeInherited(from: BusBrokerClient.fd + 1)
         // As the host decided from the same settings (``WorkerLaunch/bus``).

@@ -66,12 +66,9 @@ package struct IsolationOptions: Sendable {
         if sandbox != .off { arguments += ["--sandbox", sandbox.rawValue, "--name", name] }
         if let platform { arguments += ["--platform", platform.rawValue] }
         if memoryLimit > 0 { arguments += ["--memory-limit", "\(memoryLimit)"] }
-        for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
-            arguments += ["--setting", key + "=" + value]
-        }
         return WorkerLaunch(
             executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments), walled: sandbox != .off,
-            bus: sandbox == .off ? nil : (try? SandboxGrants(settings: settings))?.bus, handlerTimeout: handlerTimeout,
+            bus: sandbox == .off ? nil : (try? SandboxGrants(settings: settings))?.bus, settings: settings, handlerTimeout: handlerTimeout,
             stopTimeout: stopTimeout, crashLimit: crashLimit, crashWindow: crashWindow, memoryLimit: memoryLimit)
     }
 

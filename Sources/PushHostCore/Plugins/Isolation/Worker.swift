@@ -198,7 +198,7 @@ final class Worker {
     ) -> Result<WorkerProcess, SetupError> {
         Result { () throws(SetupError) in
             try WorkerProcess(
-                executable: launch.executable, arguments: launch.arguments, walled: launch.walled, bus: launch.bus, plugin: plugin, submissions: submissions,
+                executable: launch.executable, arguments: launch.arguments, walled: launch.walled, bus: launch.bus, settings: launch.settings, plugin: plugin, submissions: submissions,
                 metrics: metrics)
         }
     }

@@ -69,7 +69,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// which keeps them too). The Swift runtime's backtracer is off in it:
     /// its crash is the host's to report.
     init(
-        executable: String, arguments: [String], walled: Bool, bus: String? = nil, plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics,
+        executable: String, arguments: [String], walled: Bool, bus: String? = nil, settings: [String: String] = [:], plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics,
         output: WorkerOutput? = nil
     ) throws(SetupError) {
         let lines: WorkerOutput
@@ -100,9 +100,14 @@ final class WorkerProcess: @unchecked Sendable {
             for end in pair + intake { close(end) }
             throw SetupError("socketpair: \(failure)")
         }
+        guard let settingsFile = WorkerSettings.file(settings) else {
+            for end in pair + intake + broker where end >= 0 { close(end) }
+            throw SetupError("cannot make a file for a worker's settings: \(String(cString: strerror(errno)))")
+        }
+        defer { close(settingsFile) }
         // The output first, before a descriptor it may share a number with is replaced.
         let descriptors: [(Int32, Int32)] = [(1, lines.writeEnd), (2, lines.writeEnd), (3, pair[1]), (4, ring.fd), (WorkerIntake.fd, intake[1])]
-            + (broker[1] >= 0 ? [(BusBrokerClient.fd, broker[1])] : [])
+            + (broker[1] >= 0 ? [(BusBrokerClient.fd, broker[1])] : []) + [(0, settingsFile)]
         let spawned = WorkerSpawn.start(executable, arguments, descriptors: descriptors, walled: walled)
         close(pair[1])
         close(intake[1])

@@ -54,11 +54,7 @@ final class WorkerRing: @unchecked Sendable {
 
     /// A new ring (the host's side); nil when the system refuses one.
     init?() {
-        typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memfd_create") else { return nil }
-        let flags: UInt32 = 1 /* MFD_CLOEXEC */ | 2 /* MFD_ALLOW_SEALING */
-        let fd = "pushhost-worker".withCString { unsafeBitCast(symbol, to: MemfdCreate.self)($0, flags) }
-        guard fd >= 0 else { return nil }
+        guard let fd = MemoryFile.make(name: "pushhost-worker") else { return nil }
         // Shrunk, the ring would fault the host where it reads past the end (SIGBUS).
         let seals: Int32 = 1 /* F_SEAL_SEAL */ | 2 /* F_SEAL_SHRINK */ | 4 /* F_SEAL_GROW */
         guard ftruncate(fd, off_t(Self.dataOffset + Self.capacity)) == 0, fcntl(fd, 1033 /* F_ADD_SEALS */, seals) == 0,

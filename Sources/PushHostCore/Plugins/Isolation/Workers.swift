@@ -19,6 +19,8 @@ struct WorkerLaunch {
     let walled: Bool
     /// The bus its plugin's grants name, when walled: the host connects to it for the worker (``BusBroker``).
     let bus: String?
+    /// Its plugin's settings, which reach it on its standard input (``WorkerSettings``).
+    let settings: [String: String]
     let handlerTimeout: Double
     let stopTimeout: Double
     let crashLimit: Int
