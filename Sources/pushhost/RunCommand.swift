@@ -79,6 +79,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Keep at least this many delivered messages (up to twice as many) in the state directory for actions.", valueName: "COUNT"))
     var storeLimit = 10_000
 
+    @Option(help: ArgumentHelp("Keep the delivered messages in at most this many MiB of the state directory, the oldest dropped first.", valueName: "MIB"))
+    var storeMib = DeliveredStore.defaultByteLimit >> 20
+
     @Option(help: ArgumentHelp("Where the token, the delivered messages and the retained actions are kept (default: $XDG_STATE_HOME/pushhost, else ~/.local/state/pushhost).", valueName: "DIR"))
     var state: String?
 
@@ -115,6 +118,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         guard stopTimeout >= 0, stopTimeout.isFinite else { throw ValidationError("--stop-timeout must be 0 or more seconds") }
         guard crashLimit > 0 else { throw ValidationError("--crash-limit must be above 0") }
         guard storeLimit > 0 else { throw ValidationError("--store-limit must be above 0") }
+        guard storeMib > 0 && storeMib <= 1 << 20 else { throw ValidationError("--store-mib must be from 1 to 1048576") }
         guard workerCrashLimit >= 0 else { throw ValidationError("--worker-crash-limit must be 0 or more") }
         guard workerCrashWindow > 0, workerCrashWindow.isFinite else { throw ValidationError("--worker-crash-window must be above 0 seconds") }
         guard workerMemory >= 0 else { throw ValidationError("--worker-memory must be 0 or more MiB") }
@@ -140,6 +144,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         options.crashLimit = crashLimit
         options.retainFor = retainFor.seconds
         options.storeLimit = storeLimit
+        options.storeBytes = storeMib << 20
         options.isolation = try isolation()
         Host.takeServiceEnvironment(logger: logger)
         let served = try metrics.start(logger: logger)

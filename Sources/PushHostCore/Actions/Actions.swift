@@ -34,15 +34,15 @@ final class Actions {
     private let message = MessagePool.take()
 
     /// The actions of `plugins`, with the store and the retained actions in
-    /// `directory`; `retainFor` is `--retain-for`, and the store's records
+    /// `directory`; `storeLimit` and `storeBytes` bound the store; `retainFor` is `--retain-for`, and the store's records
     /// are read with `platform` and `targetKey`.
     init(
-        plugins: PluginSet, directory: String, storeLimit: Int, retainFor: Double, platform: Platform?, targetKey: String,
+        plugins: PluginSet, directory: String, storeLimit: Int, storeBytes: Int, retainFor: Double, platform: Platform?, targetKey: String,
         counted: ActionCounts? = nil, journal: CrashJournal, logger: Logger
     ) throws(SetupError) {
         self.counted = counted
         store = try DeliveredStore(
-            directory: directory, limit: storeLimit, platform: platform, targetKey: targetKey, counted: counted?.store, logger: logger)
+            directory: directory, limit: storeLimit, byteLimit: storeBytes, platform: platform, targetKey: targetKey, counted: counted?.store, logger: logger)
         retained = try RetainedActions(directory: directory, logger: logger)
         self.retainFor = retainFor
         let others = plugins.instances.filter { $0.descriptor.raw.on_action != nil && !$0.roles.contains(.screen) }

@@ -11,9 +11,11 @@ import Logging
 /// appends one line holding its id, its source and its record as it came
 /// (or as the host rewrote it); a message that was not delivered appends
 /// only its id and status, so that an action on it is refused with the
-/// reason. When the current file holds `limit` lines it becomes the
-/// previous one, which drops the oldest: the store keeps the last `limit`
-/// to `2 * limit` messages.
+/// reason. When the current file holds `limit` lines, or the next line
+/// would take it past half of `byteLimit`, it becomes the previous one,
+/// which drops the oldest: the store keeps the last `limit` to `2 * limit`
+/// messages, and its two files never hold more than `byteLimit` bytes
+/// together (any sender can fill it with large pushes).
 ///
 /// Lines wait in a buffer and are written out once the oldest waited a
 /// second (and before a search, and at the end of the run), so a burst of
@@ -29,13 +31,16 @@ import Logging
 /// Writing a line costs a copy of the record's bytes: no normalized JSON is
 /// built for it. Finding a message (rare: a person acted) reads both
 /// files, newest line first.
-final class DeliveredStore {
+package final class DeliveredStore {
     let limit: Int
+    /// The most bytes its two files hold together.
+    let byteLimit: Int
     let current: String
     let previous: String
     private var fd: Int32
-    /// The lines of the current file; nil until the first write counts them.
+    /// The lines and bytes of the current file; nil until the first write counts them.
     private var lines: Int?
+    private var bytes = 0
     /// Lines not written yet, and where each ends in `buffer`.
     // Unchecked: the dispatch thread alone touches them, and each access
     // would cost more than the write it guards.
@@ -61,8 +66,12 @@ final class DeliveredStore {
     private let counted: WriteCounters?
 
     /// The store in `directory`, for records read with `platform` and `targetKey`.
-    init(directory: String, limit: Int, platform: Platform?, targetKey: String, counted: WriteCounters? = nil, logger: Logger) throws(SetupError) {
+    init(
+        directory: String, limit: Int, byteLimit: Int = DeliveredStore.defaultByteLimit, platform: Platform?, targetKey: String,
+        counted: WriteCounters? = nil, logger: Logger
+    ) throws(SetupError) {
         self.limit = max(limit, 1)
+        self.byteLimit = max(byteLimit, 2)
         self.counted = counted
         self.logger = logger
         current = directory + "/delivered.ndjson"
@@ -81,13 +90,17 @@ final class DeliveredStore {
         lastWrite = MonotonicClock.now()
     }
 
+    /// `--store-mib`'s default: 64 MiB.
+    package static let defaultByteLimit = 64 << 20
+
     /// Counts the lines of the current file, once, before the first write
     /// (not at start: a run that delivers nothing never reads the file); a
     /// line a crash cut short is ended there, so the next one starts clean.
     private func countLines() -> Int {
-        guard let bytes = (try? RegularFile.read(current, links: .refuse)) ?? nil else { return 0 }
-        if let last = bytes.last, last != UInt8(ascii: "\n") { _ = FileContents.write([UInt8(ascii: "\n")], to: fd) }
-        return bytes.withUnsafeBytes { Self.lineCount($0) }
+        guard let contents = (try? RegularFile.read(current, links: .refuse)) ?? nil else { return 0 }
+        bytes = contents.count
+        if let last = contents.last, last != UInt8(ascii: "\n"), FileContents.write([UInt8(ascii: "\n")], to: fd) { bytes += 1 }
+        return contents.withUnsafeBytes { Self.lineCount($0) }
     }
 
     deinit {
@@ -227,20 +240,30 @@ final class DeliveredStore {
             if unlink(current) != 0 && errno != ENOENT { return fail("cannot remove it") }
             guard reopen() else { return }
             lines = 0
+            bytes = 0
         }
         var lines = self.lines ?? countLines()
         defer { self.lines = lines }
         var start = 0
         var next = 0
         while next < pendingEnds.count {
-            if lines >= limit {
+            // The lines that fit the current file, by count and by bytes (one at least in an empty file).
+            var count = 0
+            while next + count < pendingEnds.count && lines + count < limit
+                && (lines + count == 0 || bytes + pendingEnds[next + count] - start <= byteLimit / 2)
+            {
+                count += 1
+            }
+            guard count > 0 else {
                 guard rotate() else { return }
                 lines = 0
+                bytes = 0
+                continue
             }
-            let count = min(limit - lines, pendingEnds.count - next)
             let end = pendingEnds[next + count - 1]
             guard FileContents.write(UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<end]), to: fd) else { return fail("write failed") }
             lines += count
+            bytes += end - start
             next += count
             start = end
         }

@@ -57,7 +57,7 @@ package final class Host {
             let interceptors = try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger)
             let app = try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
             let actions = try Actions(
-                plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
+                plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, storeBytes: options.storeBytes, retainFor: options.retainFor,
                 platform: options.platform, targetKey: options.targetKey, counted: metrics?.actionCounts, journal: journal, logger: logger)
             pipeline = Pipeline(
                 interceptors: interceptors, dataStage: DataStage(

@@ -26,6 +26,8 @@ package struct RunOptions: Sendable {
     /// How many delivered messages the store keeps for actions, at least
     /// (`--store-limit`; it keeps up to twice as many).
     package var storeLimit = 10_000
+    /// `--store-mib`, in bytes.
+    package var storeBytes = DeliveredStore.defaultByteLimit
     /// Which plugins run in worker processes, and their limits (`--isolate`, `--worker-*`).
     package var isolation = IsolationOptions()
     /// Whether a spool file of the host's own user may hold host events (`--spool-events`).

@@ -41,7 +41,7 @@ final class Stages {
                 workers: plugins.workers, route: UIRoute(plugins: plugins, order: plugins.workers.isEmpty ? nil : plugins.workers, journal: journal),
                 app: try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger),
                 actions: try Actions(
-                    plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, retainFor: options.retainFor,
+                    plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, storeBytes: options.storeBytes, retainFor: options.retainFor,
                     platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger),
                 report: try Report(destination: reportPath), options: options, logger: logger)
         } catch {
