@@ -107,8 +107,16 @@ package final class PluginSet {
     }
 
     /// Calls every plugin's `destroy`, in reverse load order: first those
-    /// in workers (each worker then ends), then those in the host.
-    package func destroyAll() {
+    /// in workers (each worker then ends, by `deadline` at the latest, else
+    /// by `--stop-timeout` from now, at least a second), then those in the host.
+    package func destroyAll(by deadline: UInt64? = nil) {
+        // Every worker is asked at once and waited for against one deadline:
+        // one that hangs in destroy (or lies about its calls) costs the stop
+        // no more than the deadline, however many there are.
+        let workers = instances.reversed().compactMap(\.worker)
+        let stopping = workers.map { ($0, $0.beginStop()) }
+        let by = deadline ?? MonotonicClock.now() &+ UInt64(max(workers.first?.stopTimeout ?? 0, 1) * 1e9)
+        for case let (worker, process?) in stopping { worker.finishStop(process, by: by) }
         instances.reversed().filter { $0.worker != nil }.forEach { $0.destroy() }
         instances.reversed().filter { $0.worker == nil }.forEach { $0.destroy() }
     }

@@ -201,9 +201,14 @@ package final class Host {
         submissions.giveBack(to: pipeline)
     }
 
-    /// Stops the source plugins still producing, then calls every plugin's `destroy`.
+    /// Stops the source plugins still producing, then calls every plugin's
+    /// `destroy`: after SIGINT or SIGTERM, a worker still running at the
+    /// stop's deadline (`--stop-timeout` from the signal; a quarter of a
+    /// second at least, for its destroy) is killed.
     package func shutdown() {
         stopSources()
-        plugins.destroyAll()
+        let signalled = ShutdownSignal.firstAt.load(ordering: .relaxed)
+        let deadline = signalled == 0 ? nil : max(signalled &+ UInt64(options.stopTimeout * 1e9), MonotonicClock.now() &+ 250_000_000)
+        plugins.destroyAll(by: deadline)
     }
 }

@@ -81,7 +81,10 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  *   bytes;
  * - `ring-field`: a whole returned frame whose problem says 4 GiB;
  * - `ring-call`: a well-formed answer to call 999999, which was never made;
- * - `ring-complete`: a well-formed verdict for call 999999.
+ * - `ring-complete`: a well-formed verdict for call 999999;
+ * - `ring-lie`: a well-formed answer that the call under way returned
+ *   (the last one it began, from the ring's page at 128), and a wake-up:
+ *   the host takes it, while the handler never returns.
  *
  * Each `ring-` attack first waits (10 s at most) until the host took every
  * answer the ring holds, so that the answers before it count.
@@ -201,6 +204,10 @@ static int forge(worker *self, const char *fault) {
     } else if (strcmp(fault, "ring-call") == 0) {
         header(frame, 16, KIND_RETURNED, 999999);
         ring_put(ring, frame, 20);
+    } else if (strcmp(fault, "ring-lie") == 0) {
+        header(frame, 16, KIND_RETURNED, __atomic_load_n(position(ring, 128), __ATOMIC_ACQUIRE));
+        ring_put(ring, frame, 20);
+        wake_host();
     } else if (strcmp(fault, "ring-complete") == 0) {
         header(frame, 16, KIND_COMPLETED, 999999);
         ring_put(ring, frame, 20);

@@ -644,24 +644,40 @@ final class Worker {
     /// calls `destroy` of its own accord: it is waited for alike, so that the
     /// host's end (its parent-death signal) never cuts its destroy short.
     func stop() {
-        defer { phase = .stopped }
+        guard let process = beginStop() else { return }
+        finishStop(process, by: MonotonicClock.now() &+ UInt64(max(launch.stopTimeout, 1) * 1e9))
+    }
+
+    /// `--stop-timeout`.
+    var stopTimeout: Double { launch.stopTimeout }
+
+    /// Asks the worker to destroy its plugin and end (one recycling does of
+    /// its own accord), without waiting: the process to wait for, or nil
+    /// when it was stopped before or has none. The host's stop asks every
+    /// worker first, then waits for all of them against one deadline.
+    func beginStop() -> WorkerProcess? {
         let recycling: Bool
         switch phase {
         case .running: recycling = false
         case .recycling: recycling = true
-        default: return
+        default: return nil
         }
-        guard let process else { return }
+        phase = .stopped
+        guard let process else { return nil }
         if !recycling {
             WorkerFrame.append(.destroy, to: &out)
             flush()
         }
-        phase = .stopped
-        if process.waitForEnd(timeout: max(launch.stopTimeout, 1)) == nil {
-            logger.error("plugin \(name): its worker did not end within --stop-timeout \(launch.stopTimeout)s after destroy; killed")
-            kill(process.pid, SIGKILL)
-            _ = process.waitForEnd(timeout: 5)
-        }
+        return process
+    }
+
+    /// Waits for `process` to end until `deadline` (monotonic ns), then
+    /// kills it, whatever its ring or socket claims.
+    func finishStop(_ process: WorkerProcess, by deadline: UInt64) {
+        guard process.waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return }
+        logger.error("plugin \(name): its worker did not end by the stop's deadline (--stop-timeout \(launch.stopTimeout)s) after destroy; killed")
+        process.kill(for: .stopTimeout)
+        _ = process.waitForEnd(timeout: 5)
     }
 
     /// `SIGSEGV`, or `exit status 3`.
