@@ -662,8 +662,9 @@ final class Worker {
         case .recycling: recycling = true
         default: return nil
         }
-        phase = .stopped
+        defer { phase = .stopped }
         guard let process else { return nil }
+        // Sent while it still counts as running (flush sends to a running worker only).
         if !recycling {
             WorkerFrame.append(.destroy, to: &out)
             flush()
