@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// A plugin's settings on their way to its worker: on its standard input, a
-/// sealed memory file of `KEY NUL VALUE NUL` pairs, not on its command
-/// line, which every user of the machine can read (`ps`, `/proc/PID/cmdline`).
+/// memory file of key and value pairs, each a 32-bit little-endian length
+/// and its bytes (a value may hold any byte), not on its command line, which every user of the machine can read (`ps`, `/proc/PID/cmdline`).
 enum WorkerSettings {
     /// The most bytes the worker reads.
     static let limit = 16 << 20
@@ -14,7 +14,10 @@ enum WorkerSettings {
         guard let fd = MemoryFile.make(name: "pushhost-settings") else { return nil }
         var bytes: [UInt8] = []
         for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
-            bytes += Array(key.utf8) + [0] + Array(value.utf8) + [0]
+            for text in [key, value] {
+                let count = UInt32(text.utf8.count)
+                bytes += (0..<4).map { UInt8(truncatingIfNeeded: count >> (8 * $0)) } + Array(text.utf8)
+            }
         }
         guard FileContents.write(bytes, to: fd), lseek(fd, 0, SEEK_SET) == 0 else {
             close(fd)
@@ -39,10 +42,16 @@ enum WorkerSettings {
             close(null)
         }
         var settings: [String: String] = [:]
-        let fields = bytes.split(separator: 0, omittingEmptySubsequences: false)
-        for pair in stride(from: 0, to: fields.count - 1, by: 2) {
-            settings[String(decoding: fields[pair], as: UTF8.self)] = String(decoding: fields[pair + 1], as: UTF8.self)
+        var at = 0
+        /// The next field, or nil at the end (or where the bytes stop short).
+        func field() -> String? {
+            guard bytes.count - at >= 4 else { return nil }
+            let count = (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+            guard bytes.count - at - 4 >= count else { return nil }
+            defer { at += 4 + count }
+            return String(decoding: bytes[(at + 4)..<(at + 4 + count)], as: UTF8.self)
         }
+        while let key = field(), let value = field() { settings[key] = value }
         return settings
     }
 }
