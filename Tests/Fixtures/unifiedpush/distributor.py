@@ -14,6 +14,10 @@ encrypted here with `cryptography` (RFC 8291, aes128gcm).
                                                  encrypts TEXT to the keys file KEYS and calls Message
                                                  (VERSION 2, the default, or 1); with nowait, sends
                                                  the call and does not wait for its answer
+    distributor.py ADDRESS stream APP TOKEN KEYS COUNT ANSWERS
+                                                 sends COUNT pushes ({"message_id":"s-N"}, N from 0), one
+                                                 after another, each once the last was answered; appends
+                                                 "s-N taken" or "s-N refused ERROR" to the file ANSWERS
     distributor.py ADDRESS raw APP TOKEN HEX     calls Message with these bytes as they are
     distributor.py ADDRESS unregister APP TOKEN  calls Unregistered
 """
@@ -103,6 +107,19 @@ def main(address, command, *rest):
         body = encrypt(text.encode(), unbase64(keys["public"]), unbase64(keys["auth"]))
         message(bus, app, token, body, more[0] if more else "", more[1] if len(more) > 1 else "2",
                 wait=more[2:] != ["nowait"])
+    elif command == "stream":
+        app, token, keys_file, count, answers = rest
+        keys = dict(line.split(" ", 1) for line in open(keys_file).read().splitlines())
+        with open(answers, "a") as out:
+            for n in range(int(count)):
+                text = json.dumps({"message_id": f"s-{n}", "data": {}})
+                body = encrypt(text.encode(), unbase64(keys["public"]), unbase64(keys["auth"]))
+                try:
+                    message(bus, app, token, body, f"d-s-{n}", "2")
+                    out.write(f"s-{n} taken\n")
+                except dbus.exceptions.DBusException as error:
+                    out.write(f"s-{n} refused {error.get_dbus_name()}\n")
+                out.flush()
     elif command == "raw":
         app, token, hex_bytes = rest
         message(bus, app, token, bytes.fromhex(hex_bytes), "raw", "2")

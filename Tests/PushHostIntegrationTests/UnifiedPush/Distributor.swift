@@ -40,6 +40,19 @@ final class Distributor {
         try tool(["push", app, token, keys, text, id, "\(version)"] + (waiting ? [] : ["nowait"]))
     }
 
+    /// Starts sending `count` pushes (message ids `s-0`, `s-1`, ...) one
+    /// after another, each once the last was answered; each answer is a
+    /// line of the file `answers`, `s-N taken` or `s-N refused ERROR`. The
+    /// sender ends when every push was answered.
+    func stream(to app: String, token: String, keys: String, count: Int, answers: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Self.script, bus.address, "stream", app, token, keys, "\(count)", answers]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Calls `Message` with `bytes` as they are.
     func pushRaw(to app: String, token: String, _ bytes: [UInt8]) throws {
         try tool(["raw", app, token, bytes.map { String(format: "%02x", $0) }.joined()])
