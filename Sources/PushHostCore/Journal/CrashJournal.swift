@@ -118,9 +118,21 @@ package final class CrashJournal: @unchecked Sendable {
     /// Notes that `handler` of plugin number `plugin` is called on a record from `source`.
     @inline(__always)
     func enter(_ handler: PluginHandler, plugin: Int32, source: RecordSource) {
+        note(source)
+        begin(handler, plugin: plugin)
+    }
+
+    /// Notes that `handler` of plugin number `plugin` is called at the end
+    /// of the run (a source's `stop`, `destroy`), for no record.
+    func enterStop(_ handler: PluginHandler, plugin: Int32) {
+        base.storeBytes(of: Self.atTheStop, toByteOffset: Offset.sourceKind, as: Int32.self)
+        begin(handler, plugin: plugin)
+    }
+
+    @inline(__always)
+    private func begin(_ handler: PluginHandler, plugin: Int32) {
         base.storeBytes(of: plugin, toByteOffset: Offset.plugin, as: Int32.self)
         base.storeBytes(of: handler.rawValue, toByteOffset: Offset.handler, as: Int32.self)
-        note(source)
         base.storeBytes(of: 1, toByteOffset: Offset.inCall, as: Int32.self)
         number &+= 1
         call.store(number, ordering: .releasing)
@@ -128,6 +140,14 @@ package final class CrashJournal: @unchecked Sendable {
             callSeries = HandlerDurations.series(plugin: plugin, handler: handler)
             callStart = pushhost_ticks()
         }
+    }
+
+    /// The source kind of a call made at the end of the run, for no record.
+    static let atTheStop: Int32 = 4
+
+    /// Whether the call under way is one `enterStop` noted.
+    var isAtTheStop: Bool {
+        base.load(fromByteOffset: Offset.sourceKind, as: Int32.self) == Self.atTheStop
     }
 
     /// [dispatch thread, between calls] Notes that a stop's deadline passed
@@ -238,6 +258,7 @@ package final class CrashJournal: @unchecked Sendable {
             let file = read(at: Offset.sourceName, length: Offset.sourceNameLength)
             return number > 0 ? "spool file \(file), line \(number)" : "spool file \(file)"
         case 3: return "plugin \(read(at: Offset.sourceName, length: Offset.sourceNameLength)), record \(number)"
+        case Self.atTheStop: return "the stop"
         default: return "an unknown record"
         }
     }

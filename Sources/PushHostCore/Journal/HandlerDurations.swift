@@ -19,7 +19,7 @@ final class HandlerDurations: @unchecked Sendable {
     /// The same bounds in seconds, as the text writes them.
     private static let seconds = bounds.map { Double($0) / 1e9 }
     /// The handlers a plugin can have, by `PluginHandler.rawValue` (1 to `handlerKinds`).
-    static let handlerKinds = 10
+    static let handlerKinds = 11
     /// One series' cells: a count per bound, one over the last bound, and the sum in ticks.
     private static let stride = bounds.count + 2
 

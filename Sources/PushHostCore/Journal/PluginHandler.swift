@@ -12,6 +12,8 @@ package enum PluginHandler: Int32, Sendable {
     /// A source's `start` and `stop` (`ph.source/1`).
     case start
     case stop
+    /// `destroy`, at the end of a run.
+    case destroy
 
     /// `on_data`, `on_background`, ...
     package var name: String {
@@ -26,6 +28,7 @@ package enum PluginHandler: Int32, Sendable {
         case .onOutcome: "on_outcome"
         case .start: "start"
         case .stop: "stop"
+        case .destroy: "destroy"
         }
     }
 }

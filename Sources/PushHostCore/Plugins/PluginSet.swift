@@ -108,8 +108,9 @@ package final class PluginSet {
 
     /// Calls every plugin's `destroy`, in reverse load order: first those
     /// in workers (each worker then ends, by `deadline` at the latest, else
-    /// by `--stop-timeout` from now, at least a second), then those in the host.
-    package func destroyAll(by deadline: UInt64? = nil) {
+    /// by `--stop-timeout` from now, at least a second), then those in the
+    /// host, each noted in `journal` as a call under way, for the watchdog.
+    package func destroyAll(by deadline: UInt64? = nil, journal: CrashJournal? = nil) {
         // Every worker is asked at once and waited for against one deadline:
         // one that hangs in destroy (or lies about its calls) costs the stop
         // no more than the deadline, however many there are.
@@ -118,6 +119,10 @@ package final class PluginSet {
         let by = deadline ?? MonotonicClock.now() &+ UInt64(max(workers.first?.stopTimeout ?? 0, 1) * 1e9)
         for case let (worker, process?) in stopping { worker.finishStop(process, by: by) }
         instances.reversed().filter { $0.worker != nil }.forEach { $0.destroy() }
-        instances.reversed().filter { $0.worker == nil }.forEach { $0.destroy() }
+        for instance in instances.reversed() where instance.worker == nil {
+            journal?.enterStop(.destroy, plugin: instance.index)
+            instance.destroy()
+            journal?.leave()
+        }
     }
 }

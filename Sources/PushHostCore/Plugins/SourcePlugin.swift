@@ -6,6 +6,8 @@ import CPushHost
 /// and its records cross to the host (``IntakeRelay``).
 struct SourcePlugin {
     let name: String
+    /// The plugin's number in load order.
+    private let index: Int32
     private let place: Place
 
     typealias Start = @convention(c) (UnsafeMutableRawPointer?) -> Int32
@@ -23,6 +25,7 @@ struct SourcePlugin {
     ///   as far as this host knows it.
     init?(_ plugin: PluginInstance) throws(SetupError) {
         name = plugin.name
+        index = plugin.index
         if let worker = plugin.worker {
             // Its worker checked the table as below.
             guard worker.offers & WorkerFrame.offersSource != 0 else { return nil }
@@ -45,9 +48,14 @@ struct SourcePlugin {
         }
     }
 
-    func stop() {
+    /// Calls `stop`; one in the host is noted in `journal` (the host's) as
+    /// a call under way, for the watchdog.
+    func stop(journal: CrashJournal? = nil) {
         switch place {
-        case .host(let state, _, let stop): stop(state)
+        case .host(let state, _, let stop):
+            journal?.enterStop(.stop, plugin: index)
+            stop(state)
+            journal?.leave()
         case .worker(let worker): _ = worker.callSource(.stop)
         }
     }

@@ -196,7 +196,7 @@ package final class Host {
     /// back the submitted records not started: none begins after a stop.
     private func stopSources() {
         submissions.close()
-        started.reversed().forEach { $0.stop() }
+        started.reversed().forEach { $0.stop(journal: journal) }
         started.removeAll()
         submissions.giveBack(to: pipeline)
     }
@@ -204,11 +204,12 @@ package final class Host {
     /// Stops the source plugins still producing, then calls every plugin's
     /// `destroy`: after SIGINT or SIGTERM, a worker still running at the
     /// stop's deadline (`--stop-timeout` from the signal; a quarter of a
-    /// second at least, for its destroy) is killed.
+    /// second at least, for its destroy) is killed, and a plugin in the host
+    /// still in `stop` or `destroy` then is left: the watchdog ends the host.
     package func shutdown() {
         stopSources()
         let signalled = ShutdownSignal.firstAt.load(ordering: .relaxed)
         let deadline = signalled == 0 ? nil : max(signalled &+ UInt64(options.stopTimeout * 1e9), MonotonicClock.now() &+ 250_000_000)
-        plugins.destroyAll(by: deadline)
+        plugins.destroyAll(by: deadline, journal: journal)
     }
 }

@@ -12,7 +12,9 @@ import Synchronization
 /// counts from the same instant as the run loop (`ShutdownSignal.firstAt`).
 /// A call of the stop's own drain (the UI stage of a record whose data
 /// stage ended, made once the deadline passed) is held to
-/// `--handler-timeout` only.
+/// `--handler-timeout` only. A source's `stop` and a plugin's `destroy` at
+/// the end of the run are held to the stop's deadline (a quarter of a
+/// second at least), so that no plugin keeps a stopping host alive.
 ///
 /// A thread blocked in a plugin cannot be taken back, so the host exits
 /// with status 4 after `beforeExit` wrote out the report, the line of the
@@ -67,10 +69,22 @@ final class Watchdog: @unchecked Sendable {
             guard call & 1 == 1 else { continue }
             if now &- since >= timeout {
                 giveUp(call, stopped: false, seconds: Double(now &- since) / 1e9)
-            } else if stop != 0 && now >= stop && !isDrain(call) {
+            } else if stop != 0 && now >= deadline(of: call, since: since, stop: stop) {
                 giveUp(call, stopped: true, seconds: Double(now &- since) / 1e9)
             }
         }
+    }
+
+    /// What a source's `stop` or a plugin's `destroy` gets at a stop whose
+    /// deadline passed already (ns).
+    private static let leastForTheStop: UInt64 = 250_000_000
+
+    /// When a stop gives up on `call`, begun at `since`: at `stop`; a
+    /// quarter of a second after it began at least for a source's `stop` or
+    /// a `destroy`; never for a call of the drain.
+    private func deadline(of call: UInt64, since: UInt64, stop: UInt64) -> UInt64 {
+        if journal.isAtTheStop { return max(stop, since &+ Self.leastForTheStop) }
+        return isDrain(call) ? .max : stop
     }
 
     /// Whether `call` is one the dispatch thread made after a stop's deadline passed.
@@ -86,7 +100,11 @@ final class Watchdog: @unchecked Sendable {
         let (plugin, handler, place) = journal.callUnderWay()
         let waited = (seconds * 10).rounded() / 10
         let reason: String
-        if stopped {
+        if stopped && journal.isAtTheStop {
+            journal.clearCall()
+            logger.error("stopping: plugin \(plugin) is still in \(handler) after \(waited)s; the host exits without it (status \(Self.exitStatus))")
+            reason = "plugin \(plugin) was still in \(handler) when --stop-timeout \(given.stopTimeout)s ran out"
+        } else if stopped {
             journal.clearCall()
             logger.error("stopping: plugin \(plugin) is still in \(handler) on \(place) after \(waited)s; exiting without it (a spool file stays in new/ for the next start)")
             reason = "plugin \(plugin) was still in \(handler) when --stop-timeout \(given.stopTimeout)s ran out (the host exited with status \(Self.exitStatus))"

@@ -56,6 +56,8 @@ import Testing
 ///   (whether that outcome equals the first); with `data.late_stop` `yes`
 ///   it returns `.suppressed("too late")` instead of the outcome.
 /// - `pool` (data): keeps Dispatch's thread pool busy (PoolPlugin.swift).
+/// - `lingerer` (data, source): handlers and a `run` that end late, or
+///   never, after their cancellation (LingererPlugin.swift).
 struct PluginPackage: Sendable {
     /// The package folder.
     let root: String
@@ -87,7 +89,7 @@ struct PluginPackage: Sendable {
     static let plugins: [(name: String, target: String, source: String)] = [
         ("slow", "Slow", slow), ("shelf", "Shelf", shelf), ("tokens", "Tokens", tokens), ("grumpy", "Grumpy", grumpy),
         ("quick", "Quick", quick), ("keeper", "Keeper", keeper), ("tapper", "Tapper", tapper), ("marker", "Marker", marker),
-        ("feeder", "Feeder", feeder), ("pool", "Pool", pool),
+        ("feeder", "Feeder", feeder), ("pool", "Pool", pool), ("lingerer", "Lingerer", lingerer),
     ]
 
     static let manifest = """

@@ -33,12 +33,14 @@ final class DataRunner: TaskExecutor, @unchecked Sendable {
     /// Written by the task before it becomes `idle`, taken by whoever moves
     /// it out of `idle`; `phase` orders the two.
     private var waiting: UnsafeContinuation<DataCall?, Never>?
+    /// The task, set once by `init`.
+    private var task: Task<Void, Never>?
 
     /// Starts the task; it runs on the calling thread until it waits for
     /// its first call.
     init() {
         hand {
-            Task(executorPreference: self) { [self] in
+            task = Task(executorPreference: self) { [self] in
                 // The wait is written out here rather than in a method:
                 // returning from one would cost the task a hop check each
                 // call (an executor preference makes those take a lock).
@@ -69,8 +71,21 @@ final class DataRunner: TaskExecutor, @unchecked Sendable {
         return true
     }
 
+    /// Ends the task, cancelling the call under way, and waits until it has ended.
+    func end() {
+        guard let task else { return }
+        close()
+        task.cancel()
+        let ended = DispatchSemaphore(value: 0)
+        Task.detached {
+            await task.value
+            ended.signal()
+        }
+        ended.wait()
+    }
+
     /// Ends the task: at once when it waits, else once its call is over.
-    func close() {
+    private func close() {
         if phase.compareExchange(expected: Self.idle, desired: Self.handing, ordering: .acquiringAndReleasing).exchanged {
             let continuation = takeWaiting()
             hand { continuation.resume(returning: nil) }

@@ -38,11 +38,14 @@ public protocol Plugin: AnyObject, Sendable {
 
     /// Called once at shutdown, on the host's thread, after the last UI
     /// handler, once every `intercept` that passed its message on (or
-    /// stopped it) returned and a source's `run` returned. Not waited for:
-    /// an `intercept` that still holds its message (its `proceed()` returns
-    /// `stopped`), and a data handler that suspended and had not given its
-    /// verdict by then (one past `--data-timeout`, or cut off by a stop),
-    /// which may still be running.
+    /// stopped it) returned, a source's `run` returned, and every data
+    /// handler that suspended and had not given its verdict by then (one
+    /// past `--data-timeout`, or cut off by a stop) ended: those two are
+    /// cancelled first, and should end soon. Not waited for: an `intercept`
+    /// that still holds its message (its `proceed()` returns `stopped`). A
+    /// `run` or a handler that ignores its cancellation keeps `shutdown`
+    /// from being called: the host gives up on the plugin when
+    /// `--stop-timeout` runs out, and exits without it.
     func shutdown()
 
     /// Whether it keeps things in its state folder (`context.stateFolder`),

@@ -9,8 +9,8 @@ final class PluginBox: @unchecked Sendable {
     let context: PluginContext
     let plugin: any Plugin
     private let data: (any DataPlugin)?
-    /// The task that runs `data`'s handler.
-    private let runner: DataRunner?
+    /// Where `data`'s handler calls run.
+    private let dataHandlers: DataHandlers?
     private let background: (any BackgroundPlugin)?
     private let screen: (any ScreenPlugin)?
     private let token: (any TokenPlugin)?
@@ -24,7 +24,7 @@ final class PluginBox: @unchecked Sendable {
         self.plugin = plugin
         self.context = context
         data = plugin as? any DataPlugin
-        runner = data == nil ? nil : DataRunner()
+        dataHandlers = data == nil ? nil : DataHandlers()
         background = plugin as? any BackgroundPlugin
         screen = plugin as? any ScreenPlugin
         token = plugin as? any TokenPlugin
@@ -73,25 +73,26 @@ final class PluginBox: @unchecked Sendable {
     }
 
     /// `destroy`: the chains still under way end (each `proceed()` waiting
-    /// returns `stopped`), then the plugin's `shutdown`, then the instance goes.
+    /// returns `stopped`), a source's `run` and the data handlers still under
+    /// way are cancelled and awaited, then the plugin's `shutdown`, then the
+    /// instance goes. (A handler that ignores its cancellation keeps
+    /// `destroy` waiting: the host gives up on it at its stop's deadline.)
     static func release(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
         let box = Unmanaged<PluginBox>.fromOpaque(pointer).takeRetainedValue()
         box.interception?.close()
         box.source?.finish()
-        box.runner?.close()
+        box.dataHandlers?.end()
         box.plugin.shutdown()
     }
 
-    /// Runs the async data handler at once, on the plugin's runner (or, when
-    /// that is still busy with a handler that suspended, on a task of its
-    /// own started with `Task.immediate`): its verdict when it gives one
-    /// without suspending, else `PH_PENDING` and one `complete` when it does
-    /// (see `DataCall`).
+    /// Runs the async data handler at once (see `DataHandlers`): its verdict
+    /// when it gives one without suspending, else `PH_PENDING` and one
+    /// `complete` when it does (see `DataCall`).
     func onData(_ message: OpaquePointer) -> ph_verdict {
-        guard let data, let runner else { return PH_CONTINUE }
+        guard let data, let dataHandlers else { return PH_CONTINUE }
         let call = DataCall(data, context: context, handle: message)
-        if !runner.run(call) { Task.immediate { await call.run() } }
+        dataHandlers.run(call)
         return call.returned()
     }
 

@@ -23,7 +23,8 @@ import Synchronization
 /// `run` starts in a task of its own once every plugin was created, and
 /// that task is cancelled when the host stops: from then on `submit`
 /// returns `.stopped`, and `run` should return soon, since the plugin's
-/// `shutdown` waits for it. A host with a source runs until SIGINT or
+/// `shutdown` waits for it (a `run` that ignores its cancellation is given
+/// up when `--stop-timeout` runs out: the host exits without it). A host with a source runs until SIGINT or
 /// SIGTERM. An error `run` throws is logged, and the plugin produces
 /// nothing more.
 public protocol SourcePlugin: Plugin {
