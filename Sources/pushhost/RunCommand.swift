@@ -79,6 +79,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Keep at least this many delivered messages (up to twice as many) in the state directory for actions.", valueName: "COUNT"))
     var storeLimit = 10_000
 
+    @Option(help: ArgumentHelp("Whether a message already past its time to live when it arrives meets the data stage; it reaches no UI handler either way (status expired).", valueName: "on|off"))
+    var expiredData: Toggle = .on
+
     @Option(help: ArgumentHelp("Keep the delivered messages in at most this many MiB of the state directory, the oldest dropped first.", valueName: "MIB"))
     var storeMib = DeliveredStore.defaultByteLimit >> 20
 
@@ -139,6 +142,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         options.foreground = foreground.map { $0.split(separator: ",").map(String.init) }
         options.report = report
         options.spoolEvents = spoolEvents == .on
+        options.expiredData = expiredData == .on
         options.handlerTimeout = handlerTimeout
         options.stopTimeout = stopTimeout
         options.crashLimit = crashLimit

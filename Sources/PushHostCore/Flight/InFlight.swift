@@ -24,6 +24,10 @@ final class InFlight {
     /// Whether a `complete` is awaited, and until when (monotonic ns).
     var isWaiting = false
     var deadline: UInt64 = 0
+    /// When the record arrived (Unix milliseconds), for a message with a
+    /// lifetime; and whether it was found past it.
+    var arrival: Int64 = 0
+    var expired = false
 
     init(dataPlugins: Int, message: Message = MessagePool.take()) {
         self.message = message
@@ -57,6 +61,7 @@ final class InFlight {
         if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
         anyFailed = false
         anySuppressed = false
+        expired = false
         isWaiting = false
         if interception.passed != 0 || interception.stop != nil { interception = Interception() }
         if completion != nil { completion = nil }

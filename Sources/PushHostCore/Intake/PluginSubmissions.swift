@@ -35,6 +35,8 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
         let bytes: [UInt8]?
         let source: RecordSource
         let trust: RecordTrust
+        /// When it was submitted (Unix milliseconds), from which a message's time to live counts.
+        let arrival: Int64
         let done: Done?
         let context: UnsafeMutableRawPointer?
     }
@@ -112,7 +114,9 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
         guard !closed else { return .stopping }
         let number = (counts[plugin] ?? 0) + 1
         counts[plugin] = number
-        queue.append(Submission(bytes: copy, source: .plugin(name: plugin, record: number), trust: trust, done: done, context: context))
+        queue.append(Submission(
+            bytes: copy, source: .plugin(name: plugin, record: number), trust: trust, arrival: wallClockMilliseconds(), done: done,
+            context: context))
         if queue.count == 1 { wakePipe.wake() }
         return .taken
     }
@@ -134,11 +138,15 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
         wakePipe.drain()
         while intake.hasRoom, let submission = next() {
             guard let copy = submission.bytes else {
-                intake.take(Record(.tooLong, source: submission.source, trust: submission.trust, completion: Self.completion(of: submission)))
+                intake.take(Record(
+                    .tooLong, source: submission.source, trust: submission.trust, arrival: submission.arrival,
+                    completion: Self.completion(of: submission)))
                 continue
             }
             copy.withUnsafeBytes { bytes in
-                intake.take(Record(.text(bytes), source: submission.source, trust: submission.trust, completion: Self.completion(of: submission)))
+                intake.take(Record(
+                    .text(bytes), source: submission.source, trust: submission.trust, arrival: submission.arrival,
+                    completion: Self.completion(of: submission)))
             }
         }
     }

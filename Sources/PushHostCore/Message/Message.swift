@@ -33,6 +33,9 @@ package final class Message: @unchecked Sendable {
     private(set) var dataObject: Int32 = -1
     /// The tape index of the target, or -1.
     private(set) var target: Int32 = -1
+    /// How long the message may wait for its UI stage, as its payload
+    /// states it (kept through every rewrite of the message).
+    private(set) var lifetime = Lifetime.unlimited
     /// Whether the bytes the message reads are a normalized message, as
     /// `normalizedJSON()` writes it: after a rewrite, or `load(normalized:)`.
     package var isNormalizedForm: Bool { normalized }
@@ -84,6 +87,7 @@ package final class Message: @unchecked Sendable {
         borrow(document, source: source)
         normalized = false
         let shape = MessageLayout(root: document.root, members: members, platform: platform)
+        lifetime = shape.lifetime < 0 ? .unlimited : Lifetime(document.root.at(shape.lifetime), as: shape.lifetimeKind)
         let fields = DataFields(shape.data, in: document.root, targetKey: targetKey)
         var rewrite: ActionsRewrite?
         if !shape.notification.isEmpty || fields.actions >= 0 || shape.isAndroidData {
@@ -108,6 +112,7 @@ package final class Message: @unchecked Sendable {
     /// reads as it did for the message that wrote it; `source` is this one.
     package func load(normalized document: JSONDocument, source: RecordSource) {
         borrow(document, source: source)
+        lifetime = .unlimited
         readNormalized(document.root)
     }
 

@@ -17,6 +17,7 @@ extension MessageLayout {
             format = .apns
             data.append(.object(root.tapeIndex, withoutAPS: true))
             readAPS(aps)
+            setLifetime(members.apnsExpiration, .epoch)
         } else if members.data >= 0 || members.notification >= 0 {
             readGCM(root, members)
         } else {
@@ -25,8 +26,15 @@ extension MessageLayout {
         }
     }
 
+    /// Where the payload states its lifetime (a tape index, or -1), and how.
+    private mutating func setLifetime(_ index: Int32, _ kind: Lifetime.Kind) {
+        lifetime = index
+        lifetimeKind = kind
+    }
+
     /// GCM / FCM legacy HTTP: `data`, `notification`, `message_id`,
-    /// `priority`, `content_available`, `to` (a `/topics/` name), `collapse_key`.
+    /// `priority`, `content_available`, `to` (a `/topics/` name),
+    /// `collapse_key`, `time_to_live`.
     private mutating func readGCM(_ root: JSONValue, _ members: RootMembers) {
         format = .gcm
         func member(_ index: Int32, _ kind: JSONKind) -> JSONValue? {
@@ -51,6 +59,7 @@ extension MessageLayout {
             topicHasPrefix = true
         }
         collapseKey = scalar(members.collapseKey)
+        setLifetime(members.timeToLive, .seconds)
     }
 
     /// FCM HTTP v1: the common fields, with the platform's block merged over
@@ -77,6 +86,7 @@ extension MessageLayout {
                 $0.isString("high", ignoringCase: true) ? .high : .normal
             }
             collapseKey = android.scalarIndex("collapse_key")
+            setLifetime(android.scalarIndex("ttl"), .duration)
         case (.webpush?, let webpush?):
             let own = webpush.member(named: "data", kind: .object)
             if let object = own ?? common { data.append(.object(object.tapeIndex, withoutAPS: false)) }
@@ -89,6 +99,7 @@ extension MessageLayout {
                 $0.isString("high", ignoringCase: true) ? .high : .normal
             }
             collapseKey = headers?.scalarIndex("Topic") ?? -1
+            setLifetime(headers?.scalarIndex("TTL") ?? -1, .seconds)
         case (.apns?, let apns?):
             // The APNs payload's own keys join message.data; its aps block
             // overrides the common notification.
@@ -101,6 +112,7 @@ extension MessageLayout {
             let headers = apns.member(named: "headers", kind: .object)
             statedPriority = headers?.member(named: "apns-priority", kind: .string).map { $0.isString("10") ? .high : .normal }
             collapseKey = headers?.scalarIndex("apns-collapse-id") ?? -1
+            setLifetime(headers?.scalarIndex("apns-expiration") ?? -1, .epoch)
         default:
             if let common { data.append(.object(common.tapeIndex, withoutAPS: false)) }
         }

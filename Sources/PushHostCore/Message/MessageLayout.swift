@@ -72,6 +72,9 @@ struct MessageLayout {
     /// Whether `data` is FCM v1 android data (`--platform android`), whose
     /// `title`, `body`, `imageUrl`, `iconUrl`, `type` the notification reads.
     var isAndroidData = false
+    /// Where the payload states its lifetime, or -1, and how (see ``Lifetime``).
+    var lifetime: Int32 = -1
+    var lifetimeKind = Lifetime.Kind.seconds
 
     /// The stated priority, else high for a message with a notification (as
     /// FCM and APNs send those) and normal for a data-only one.

@@ -1,6 +1,6 @@
 /// The members of a record's root object that decide what the record is:
 /// a host event (`pushhost`), and the keys that tell the payload shapes
-/// apart and hold GCM's and ntfy's fields.
+/// apart and hold GCM's, APNs' and ntfy's fields.
 ///
 /// One pass over the root finds them all; for a repeated key the first one
 /// counts, as ``JSONValue/member(named:)-(UnsafeRawBufferPointer)`` finds it.
@@ -16,6 +16,9 @@ package struct RootMembers {
     var contentAvailable: Int32 = -1
     var to: Int32 = -1
     var collapseKey: Int32 = -1
+    /// GCM's `time_to_live`, and the `apns-expiration` an APNs record may carry beside `aps`.
+    var timeToLive: Int32 = -1
+    var apnsExpiration: Int32 = -1
     /// ntfy's `event`; the other members that make an ntfy record are
     /// looked for only when there is one (see ``isNtfy(_:)``).
     var event: Int32 = -1
@@ -43,6 +46,8 @@ package struct RootMembers {
         case 12:
             claim(&notification, "notification")
             claim(&collapseKey, "collapse_key")
+            claim(&timeToLive, "time_to_live")
+        case 15: claim(&apnsExpiration, "apns-expiration")
         case 17: claim(&contentAvailable, "content_available")
         default: break
         }

@@ -21,10 +21,10 @@ package final class HostMetrics: Sendable {
     package let health = Health()
     /// The plugins' own metrics (`ph.metrics/1`), rendered after the host's.
     let plugins = PluginMetrics()
-    /// Records by where they came from and their status (cells 0 to 17),
-    /// messages by route (18 to 21), then three cells a data plugin.
+    /// Records by where they came from and their status (cells 0 to 20),
+    /// messages by route (21 to 24), then three cells a data plugin.
     let cells = CounterCells(count: routeCells + 4 + 3 * CrashJournal.maxPlugins)
-    private static let routeCells = 18
+    private static let routeCells = sourceKinds.count * statuses.count
     private static let verdictCells = routeCells + 4
     /// The registry's counter of each cell, and what the cell held at the last scrape.
     private let mirrors = Mutex<[(counter: Counter, synced: UInt64)?]>([])
@@ -42,7 +42,9 @@ package final class HostMetrics: Sendable {
     private let tokenFile = Mutex<String?>(nil)
 
     /// The statuses a record's line can have, in `records`' order.
-    private static let statuses: [Status] = [.delivered, .suppressed, .undelivered, .failed, .rejected, .skipped]
+    private static let statuses: [Status] = [.delivered, .suppressed, .undelivered, .failed, .rejected, .skipped, .expired]
+    /// `statuses.count`, as a constant for the hot path.
+    private static let statusCount = 7
     private static let sourceKinds = ["stdin", "spool", "plugin"]
     private static let eventKinds = ["token", "foreground", "background"]
     private static let eventStatuses = ["applied", "stored", "unchanged", "removed", "failed"]
@@ -54,6 +56,7 @@ package final class HostMetrics: Sendable {
     }
 
     package init() {
+        precondition(Self.statuses.count == Self.statusCount)
         let registry = registry
         let records = Self.sourceKinds.flatMap { source in
             Self.statuses.map { status in
@@ -112,7 +115,7 @@ package final class HostMetrics: Sendable {
     /// `record`, through `cells` (`cells.adder`): what the dispatch thread keeps, so that nothing is retained per message.
     @inline(__always)
     static func count(_ kind: Int, _ status: Status, into cells: CounterCells.Adder) {
-        cells.add(kind &* 6 &+ statusIndex(status))
+        cells.add(kind &* statusCount &+ statusIndex(status))
     }
 
     /// `message`, through `cells` (`cells.adder`).
@@ -160,6 +163,7 @@ package final class HostMetrics: Sendable {
         case .failed: 3
         case .rejected: 4
         case .skipped: 5
+        case .expired: 6
         }
     }
 

@@ -32,11 +32,17 @@ package struct Record {
     /// Called once, on the dispatch thread, after the record's report line
     /// is written; nil when the source does not ask.
     package let completion: RecordCompletion?
+    /// When the record reached the host (Unix milliseconds), from which a
+    /// message's time to live counts; 0: when the pipeline takes it.
+    package let arrival: Int64
 
-    package init(_ content: Content, source: RecordSource, trust: RecordTrust, completion: RecordCompletion? = nil) {
+    package init(
+        _ content: Content, source: RecordSource, trust: RecordTrust, arrival: Int64 = 0, completion: RecordCompletion? = nil
+    ) {
         self.content = content
         self.source = source
         self.trust = trust
+        self.arrival = arrival
         self.completion = completion
     }
 }

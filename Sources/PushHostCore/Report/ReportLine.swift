@@ -8,7 +8,8 @@ protocol ReportLine {
 
 /// A push message's line:
 /// `{"id","target","status","route","data":[{"plugin","verdict"}],"ui":[...],"by","reason","error","source"}`,
-/// `by` (and, for a suppressed message, `reason`) when an interceptor stopped it.
+/// `by` (and, for a suppressed message, `reason`) when an interceptor stopped
+/// it; `reason` for an expired message.
 struct MessageLine: ReportLine {
     let flight: InFlight
     let status: Status
@@ -42,6 +43,8 @@ struct MessageLine: ReportLine {
         if let stop = flight.interception.stop {
             line.string("by", stop.by)
             if stop.effect == .suppressed, let reason = stop.reason { line.string("reason", reason) }
+        } else if status == .expired {
+            line.string("reason", message.lifetime.reason)
         }
         if let problem { line.string("error", problem) } else { line.bytes.append(ascii: #","error":null"#) }
         line.bytes.append(ascii: #","source":"#)

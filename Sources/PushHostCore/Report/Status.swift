@@ -10,6 +10,9 @@ enum Status: String {
     case undelivered
     /// The record was not a valid message or host event.
     case rejected
+    /// The message was past its time to live (or its expiry) when its UI
+    /// stage would have begun: no UI stage.
+    case expired
     /// The record was an ntfy stream's own event (open, keepalive,
     /// poll_request), not a message: nobody was called.
     case skipped
@@ -23,13 +26,14 @@ enum Status: String {
         case .undelivered: #""undelivered""#
         case .rejected: #""rejected""#
         case .skipped: #""skipped""#
+        case .expired: #""expired""#
         }
     }
 
     /// What the record's source learns.
     var result: RecordResult {
         switch self {
-        case .delivered, .suppressed, .undelivered, .skipped: .done
+        case .delivered, .suppressed, .undelivered, .skipped, .expired: .done
         case .failed: .retry
         case .rejected: .rejected
         }

@@ -64,6 +64,8 @@ final class Pipeline: Intake, Awaited {
     private let targetKey: [UInt8]
     private let maxBytes: Int
     private let maxPending: Int
+    /// Whether a message past its lifetime when it arrives still meets the data stage (`--expired-data`).
+    let expiredMeetsData: Bool
     /// What `--metrics` counts, when it is on; and its counters of the
     /// messages each interceptor stopped.
     let metrics: HostMetrics?
@@ -98,6 +100,7 @@ final class Pipeline: Intake, Awaited {
         targetKey = Array(options.targetKey.utf8)
         maxBytes = options.maxBytes
         maxPending = options.maxPending
+        expiredMeetsData = options.expiredData
         metrics = options.metrics
         counted = metrics?.cells.adder
         interceptorStops = metrics?.interceptorStops(of: interceptors.names) ?? [:]
@@ -184,12 +187,12 @@ final class Pipeline: Intake, Awaited {
             let error = RecordError(reason: "submitted as a host event, but it holds none (no key pushhost)")
             return arrive(.rejected(error, record.source, record.completion))
         }
-        if members.isNtfy(root) { return takeNtfy(document, members, record.source, record.completion) }
+        if members.isNtfy(root) { return takeNtfy(document, members, record.source, record.completion, arrival: record.arrival) }
         let flight = current
         targetKey.withUnsafeBytes { key in
             flight.message.load(document, members: members, source: record.source, platform: platform, targetKey: key)
         }
-        proceed(flight, record.completion)
+        proceed(flight, record.completion, arrival: record.arrival)
     }
 
     /// Takes an ntfy record (see ``NtfyRecord``) from `source`: one of the
@@ -197,7 +200,9 @@ final class Pipeline: Intake, Awaited {
     /// rewrite, or rejected. Kept out of `take`, record and all, so that
     /// other shapes carry none of it.
     @inline(never)
-    private func takeNtfy(_ document: JSONDocument, _ members: RootMembers, _ source: RecordSource, _ completion: RecordCompletion?) {
+    private func takeNtfy(
+        _ document: JSONDocument, _ members: RootMembers, _ source: RecordSource, _ completion: RecordCompletion?, arrival: Int64
+    ) {
         let ntfy: NtfyRecord
         do {
             ntfy = try NtfyRecord(document.root, members: members)
@@ -217,14 +222,16 @@ final class Pipeline: Intake, Awaited {
                 flight.message.load(rewritten: rewrite, source: source, platform: platform, targetKey: key)
             }
         }
-        proceed(flight, completion)
+        proceed(flight, completion, arrival: arrival)
     }
 
-    /// Sends the message just loaded into `flight` (the current record) on:
-    /// to the interceptors, then into the ordered stream.
+    /// Sends the message just loaded into `flight` (the current record),
+    /// which arrived at `arrival` (0: now), on: to the interceptors, then
+    /// into the ordered stream.
     @inline(__always)
-    private func proceed(_ flight: InFlight, _ completion: RecordCompletion?) {
+    private func proceed(_ flight: InFlight, _ completion: RecordCompletion?, arrival: Int64) {
         if let completion { flight.completion = completion }
+        if flight.message.lifetime != .unlimited { flight.arrival = arrival != 0 ? arrival : wallClockMilliseconds() }
         if !interceptors.isEmpty, interceptors.run(flight) == .held {
             // Its interceptor made it keep a copy of its bytes.
             current = InFlight(dataPlugins: dataStage.count)
@@ -240,7 +247,7 @@ final class Pipeline: Intake, Awaited {
     private func enter(_ flight: InFlight, isCurrent: Bool) {
         underWay = flight
         defer { underWay = nil }
-        if flight.interception.stop == nil { dataStage.run(flight) }
+        if flight.interception.stop == nil && (expiredMeetsData || !hasExpired(flight)) { dataStage.run(flight) }
         if queueIsEmpty && dataStage.isDone(flight) {
             if finish(flight) {
                 if isCurrent { flight.recycle() }
@@ -456,7 +463,7 @@ final class Pipeline: Intake, Awaited {
         var taken = Route.none
         var worker: Worker?
         var call: UInt64 = 0
-        let reachesUI = flight.interception.stop == nil && !flight.anyFailed && !flight.anySuppressed
+        let reachesUI = flight.interception.stop == nil && !flight.anyFailed && !flight.anySuppressed && !hasExpired(flight)
         if reachesUI {
             let visible = app.visible
             taken = route.deliver(route.plan(flight.message, screens: visible), flight.message, screens: visible)
@@ -482,6 +489,8 @@ final class Pipeline: Intake, Awaited {
             status = .failed
         } else if flight.anySuppressed {
             status = .suppressed
+        } else if flight.expired {
+            status = .expired
         } else if let problem = flight.message.takeProblem() {
             // A handler could not take it (an ffi argument that does not fit, a worker that crashed).
             flight.errors.append(problem)

@@ -26,6 +26,9 @@ package struct RunOptions: Sendable {
     /// How many delivered messages the store keeps for actions, at least
     /// (`--store-limit`; it keeps up to twice as many).
     package var storeLimit = 10_000
+    /// Whether a message past its lifetime when it arrives still meets the
+    /// data stage (`--expired-data`); it never reaches the UI stage.
+    package var expiredData = true
     /// `--store-mib`, in bytes.
     package var storeBytes = DeliveredStore.defaultByteLimit
     /// Which plugins run in worker processes, and their limits (`--isolate`, `--worker-*`).

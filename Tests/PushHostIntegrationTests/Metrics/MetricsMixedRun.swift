@@ -57,7 +57,7 @@ struct MetricsMixedRun {
     // MARK: What the report says
 
     static let sources = ["stdin", "spool", "plugin"]
-    static let statuses = ["delivered", "suppressed", "undelivered", "failed", "rejected", "skipped"]
+    static let statuses = ["delivered", "suppressed", "undelivered", "failed", "rejected", "skipped", "expired"]
     static let eventKinds = ["token", "foreground", "background"]
     static let eventStatuses = ["applied", "stored", "unchanged", "removed", "failed"]
     static let actionStatuses = ["delivered", "retained", "undelivered", "expired", "rejected", "failed"]

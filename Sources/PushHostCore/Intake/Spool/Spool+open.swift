@@ -9,8 +9,9 @@ extension Spool {
         case gone
         /// An entry that is not read: why, in one clause.
         case refused(String)
-        /// A regular file, open for reading, and the user who owns it; the caller closes `fd`.
-        case file(fd: Int32, size: Int, owner: uid_t)
+        /// A regular file, open for reading, the user who owns it, and when
+        /// it was last written (Unix milliseconds): its arrival. The caller closes `fd`.
+        case file(fd: Int32, size: Int, owner: uid_t, written: Int64)
     }
 
     /// Opens `new/NAME` for reading, never following a symbolic link and
@@ -41,7 +42,8 @@ extension Spool {
             close(fd)
             return .refused("not a regular file: \(kind)")
         }
-        return .file(fd: fd, size: Int(info.st_size), owner: info.st_uid)
+        let written = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec / 1_000_000)
+        return .file(fd: fd, size: Int(info.st_size), owner: info.st_uid, written: written)
     }
 
     /// What an entry of type `mode` is, in words, or nil for a regular file.

@@ -35,6 +35,9 @@ final class SpoolSource: Awaited {
         let fd: Int32
         /// What its records may be: host events only from the host's own user's files.
         let trust: RecordTrust
+        /// When it arrived (last written; Unix milliseconds), from which its
+        /// messages' time to live counts.
+        let arrival: Int64
         var records: SpoolRecords
         var handed = 0
     }
@@ -208,7 +211,7 @@ final class SpoolSource: Awaited {
         case .refused(let reason):
             underWay[name] = Progress()
             refuse(name, reason, intake)
-        case .file(let fd, let size, let owner):
+        case .file(let fd, let size, let owner, let written):
             underWay[name] = Progress()
             if let crash = journal.crashes(of: name.printed), crash.count >= crashLimit {
                 close(fd)
@@ -219,7 +222,7 @@ final class SpoolSource: Awaited {
                 return refuse(name, "empty file: no record", intake)
             }
             let records = SpoolRecords(fd: fd, path: "\(spool.new)/\(name.printed)", buffer: buffer, maxBytes: maxBytes)
-            reading = Reading(name: name, fd: fd, trust: trust(ofFileOwnedBy: owner), records: records)
+            reading = Reading(name: name, fd: fd, trust: trust(ofFileOwnedBy: owner), arrival: written, records: records)
         }
     }
 
@@ -292,7 +295,8 @@ final class SpoolSource: Awaited {
         underWay[name]?.outstanding += 1
         outstanding += 1
         let trust = reading?.trust ?? .operatorOwn
-        intake.take(Record(content, source: .spool(file: name.printed, line: sourceLine), trust: trust) { [unowned self] outcome in
+        let source = RecordSource.spool(file: name.printed, line: sourceLine)
+        intake.take(Record(content, source: source, trust: trust, arrival: reading?.arrival ?? 0) { [unowned self] outcome in
             self.finished(name, line: line, outcome)
         })
     }
