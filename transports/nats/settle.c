@@ -69,6 +69,12 @@ static bool lapsed(const jetstream_plugin *self, const jetstream_job *job, uint6
 void jetstream_hold(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms) {
     const int64_t ack_wait = self->settings.ack_wait_ms;
     job->owned_until_ms = ack_wait > 0 ? fetched_ms + (uint64_t)ack_wait : UINT64_MAX;
+    jsMsgMetaData *meta = NULL;
+    if (natsMsg_GetMetaData(&meta, job->record) == NATS_OK) {
+        job->sequence = meta->Sequence.Stream;
+        job->deliveries = meta->NumDelivered;
+    }
+    jsMsgMetaData_Destroy(meta);
     pthread_mutex_lock(&self->lock);
     job->held_next = self->held;
     if (self->held) self->held->held_prev = job;
@@ -92,6 +98,18 @@ void jetstream_release(jetstream_plugin *self, jetstream_job *job) {
     if (job->in_host) self->in_host--;
     job->in_host = false;
     pthread_mutex_unlock(&self->lock);
+}
+
+bool jetstream_holds(jetstream_plugin *self, const jetstream_consumer *c, uint64_t sequence, uint64_t *deliveries) {
+    const uint64_t now = transport_now_ms();
+    bool holds = false;
+    pthread_mutex_lock(&self->lock);
+    for (jetstream_job *job = self->held; job && !holds; job = job->held_next) {
+        holds = job->consumer == c && job->sequence == sequence && !lapsed(self, job, now);
+        if (holds) *deliveries = job->deliveries;
+    }
+    pthread_mutex_unlock(&self->lock);
+    return holds;
 }
 
 /* Whether the server answers: a PING, which it answers (PONG) after all
