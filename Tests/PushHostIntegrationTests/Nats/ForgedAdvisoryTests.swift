@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A MAX_DELIVERIES advisory is believed only when what the server says of
 /// its record agrees: one that a client published on the advisory subject
@@ -117,5 +120,66 @@ struct ForgedAdvisoryTests {
         #expect(a.host.waitForStderr(Self.notBelieved(1, "it names another stream")), "\(a.host.stderr)")
         Self.expectLeftAlone(a, server, handled: ["healthy"], deliveries: 1)
         #expect(a.host.stop() == .status(0))
+    }
+
+    /// Publishes `text` on `subject` with core NATS, as `user` (user and
+    /// password; nil: the server's no_auth_user): the tool's outcome.
+    static func publishCore(_ text: String, to subject: String, on server: NatsServer, as user: (String, String)?) throws -> Command {
+        let environment = user.map { ProcessInfo.processInfo.environment.merging(["JETSTREAM_USER": $0.0, "JETSTREAM_PASSWORD": $0.1]) { $1 } }
+        return try Command.run(try NatsPlugin.tool(), ["pub", server.url, subject], stdin: text + "\n", environment: environment)
+    }
+
+    /// docs/nats.md's permissions block, as it is there, with passwords for
+    /// its variables: the instances work under it, the server's own
+    /// advisory still reaches the dead-letter subject, and a forged one is
+    /// refused to every user.
+    @Test func theDocumentedPermissionsRefuseForgedAdvisoriesAndLetTheHostsWork() throws {
+        let scratch = try Scratch()
+        let docs = try String(contentsOf: Paths.packageRoot.appendingPathComponent("docs/nats.md"), encoding: .utf8)
+        let block = try #require(docs.components(separatedBy: "```").first { $0.contains("authorization {") && $0.contains("$PUSHHOST_PASSWORD") })
+        let passwords = ["$PUSHHOST_PASSWORD": "pushhost-pw", "$SENDER_PASSWORD": "sender-pw", "$ADMIN_PASSWORD": "admin-pw"]
+        let config = passwords.reduce(block) { $0.replacingOccurrences(of: $1.key, with: "\"\($1.value)\"") }
+        // The test's tools connect as the administrator (no user given), its publishing as the sender.
+        let server = try NatsServer(scratch, extra: config + "\nno_auth_user: admin\n",
+                                    clientEnvironment: ["JETSTREAM_USER": "sender", "JETSTREAM_PASSWORD": "sender-pw"])
+        let settings = ["max_deliver": "1", "ack_wait": "1"]
+        // The administrator makes the streams and consumers once.
+        let setup = try NatsHost("setup", scratch, server: server, settings: settings)
+        try setup.waitUntilReading()
+        #expect(setup.host.stop() == .status(0))
+
+        let password = try scratch.write("password", "pushhost-pw\n")
+        chmod(password, 0o600)
+        let instance = settings.merging(["user": "pushhost", "password_file": password, "create": ""]) { $1 }
+        let a = try NatsHost("a", scratch, server: server, settings: instance,
+                             plugins: try scratch.probe("holder", [.data], settings: ["verdict": "pending-never"]))
+        try a.waitUntilReading()
+        try server.publish([natsRecord("last")], to: "pushes.news")
+        #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("holder data last") })
+        let b = try NatsHost("b", scratch, server: server, settings: instance, plugins: try scratch.probe("probe", [.data, .background]))
+        try b.waitUntilReading()
+
+        for user in [("sender", "sender-pw"), ("pushhost", "pushhost-pw"), nil] {
+            let forged = try Self.publishCore(Self.forged(sequence: 1), to: Self.subject, on: server, as: user)
+            #expect(forged.status == 1, "\(String(describing: user)): \(forged.rawStderr)")
+            #expect(forged.rawStderr.contains(#"Permissions Violation for Publish to "\#(Self.subject)""#), "\(forged.rawStderr)")
+        }
+        #expect(try server.messages(in: Self.advisories).isEmpty)
+        #expect(try server.messages(in: "PUSHES_DEAD").isEmpty)
+
+        // The holder dies on the record's only delivery: the server's own advisory comes, and b copies the record.
+        a.host.send(SIGKILL)
+        _ = a.host.waitForExit()
+        #expect(eventually(timeout: .seconds(20)) { ((try? server.messages(in: "PUSHES_DEAD")) ?? []).count == 1 })
+        let dead = try #require(try server.messages(in: "PUSHES_DEAD").first)
+        #expect((dead["headers"] as? [String: String])?["Pushhost-Reason"] == "not done after 1 deliveries", "\(dead)")
+        // b handles, settles and dead-letters under its permissions.
+        try server.publish([natsRecord("fine"), "not json"], to: "pushes.news")
+        #expect(reportedIDs([b], count: 2).count == 1)
+        #expect(b.ids == ["fine"])
+        #expect(eventually(timeout: .seconds(10)) { ((try? server.messages(in: "PUSHES_DEAD")) ?? []).count == 2 })
+        #expect(eventually(timeout: .seconds(10)) { (try? server.state(of: "PUSHES")["messages"]) == 0 })
+        #expect(!b.host.stderr.contains("error nats") && !b.host.stderr.contains("not believed"), "\(b.host.stderr)")
+        #expect(b.host.stop() == .status(0))
     }
 }
