@@ -14,13 +14,18 @@
  * fetches ask for 1, 2, 3 ... records, and a host that has room again is
  * soon fetched batch for again. So the records this instance holds (in the
  * host, fetched, waiting for room) are at most --max-pending + 1 per
- * consumer. A host older than ABI 1.2 never answers full (its submit
+ * consumer while the plugin is the host's only source; when other sources
+ * fill the host too, more of a fetch can wait behind the record that waits
+ * for room. A host older than ABI 1.2 never answers full (its submit
  * waits): each fetch asks for batch.
  *
- * A record is never given back (Nak) only because the host is full: a Nak
- * counts as a delivery toward max_deliver. A record fetched and never
- * submitted (the host is stopping) is given back at once, so another
- * instance gets it without waiting for ack_wait.
+ * Each record of a fetch is held from the fetch on (settle.c tells the
+ * server InProgress for it until it is settled), so one that waits for
+ * room is not delivered again meanwhile. A record is never given back
+ * (Nak) only because the host is full: a Nak counts as a delivery toward
+ * max_deliver. A record fetched and never submitted (the host is stopping)
+ * is given back at once, so another instance gets it without waiting for
+ * ack_wait.
  */
 #include "jetstream.h"
 
@@ -49,18 +54,34 @@ static void count_fetched(jetstream_plugin *self, const natsMsgList *list) {
     if (again) transport_metric_add(self->metrics.table, self->metrics.redelivered, again);
 }
 
-/* Hands one record to the host: 0 taken, 1 taken after waiting for the
- * full host, -1 not taken (no memory, or the host is stopping: then no
- * consumer fetches again, so none fetches a record only to give it back). */
-static int submit(jetstream_consumer *c, natsMsg *record, uint64_t fetched_ms) {
-    jetstream_plugin *self = c->plugin;
+/* A job for the record, held from now on (InProgress goes to it while it
+ * waits for room); NULL, the record given back, when there is no memory. */
+static jetstream_job *hold(jetstream_consumer *c, natsMsg *record, uint64_t fetched_ms) {
     jetstream_job *job = calloc(1, sizeof *job);
-    if (!job) return -1;
+    if (!job) {
+        jetstream_give_back(c->plugin, record);
+        return NULL;
+    }
     job->record = record;
     job->consumer = c;
-    const char *data = natsMsg_GetData(record) ? natsMsg_GetData(record) : "";
-    const size_t length = (size_t)natsMsg_GetDataLength(record);
-    jetstream_under_way(self, job, fetched_ms);
+    jetstream_hold(c->plugin, job, fetched_ms);
+    return job;
+}
+
+/* A held record that never reached the host (it is stopping), given back. */
+static void drop(jetstream_plugin *self, jetstream_job *job) {
+    jetstream_release(self, job);
+    jetstream_give_back(self, job->record);
+    free(job);
+}
+
+/* Hands one held record to the host: 0 taken, 1 taken after waiting for
+ * the full host, -1 not taken (the host is stopping: then no consumer
+ * fetches again, so none fetches a record only to give it back). */
+static int submit(jetstream_plugin *self, jetstream_job *job) {
+    const char *data = natsMsg_GetData(job->record) ? natsMsg_GetData(job->record) : "";
+    const size_t length = (size_t)natsMsg_GetDataLength(job->record);
+    jetstream_hand_over(self, job);
     int answer = self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, jetstream_record_done, job);
     if (answer == 1) {
         pthread_mutex_lock(&self->lock);
@@ -68,11 +89,32 @@ static int submit(jetstream_consumer *c, natsMsg *record, uint64_t fetched_ms) {
         pthread_mutex_unlock(&self->lock);
         answer = self->intake->submit_record(self->host, data, length, 0, jetstream_record_done, job) == 0 ? 1 : -1;
     }
-    if (answer >= 0) return answer;
-    atomic_store(&self->submitting, false);
-    jetstream_not_under_way(self, job);
-    free(job);
-    return -1;
+    if (answer < 0) atomic_store(&self->submitting, false);
+    return answer;
+}
+
+/* Hands a fetch's records to the host in order, each held from the fetch
+ * on; whether the host was full for one of them. What the host does not
+ * take (it is stopping) is given back. */
+static bool submit_all(jetstream_consumer *c, natsMsgList *list, uint64_t fetched_ms) {
+    jetstream_plugin *self = c->plugin;
+    if (list->Count <= 0) return false;
+    jetstream_job **jobs = calloc((size_t)list->Count, sizeof *jobs);
+    for (int i = 0; i < list->Count; i++) {
+        natsMsg *record = list->Msgs[i];
+        list->Msgs[i] = NULL;
+        if (jobs) jobs[i] = hold(c, record, fetched_ms);
+        else jetstream_give_back(self, record);
+    }
+    bool full = false;
+    for (int i = 0; jobs && i < list->Count; i++) {
+        if (!jobs[i]) continue;
+        const int answer = atomic_load(&self->submitting) ? submit(self, jobs[i]) : -1;
+        if (answer < 0) drop(self, jobs[i]);
+        full = full || answer == 1;
+    }
+    free(jobs);
+    return full;
 }
 
 /* How many records the next fetch of consumer c asks for: never more than
@@ -128,14 +170,7 @@ void *jetstream_consume_main(void *p) {
         if (said) transport_log(self->host, PH_LOG_INFO, "fetching from the consumer %s again", c->name);
         said = false;
         count_fetched(self, &list);
-        bool full = false;
-        for (int i = 0; i < list.Count; i++) {
-            natsMsg *record = list.Msgs[i];
-            list.Msgs[i] = NULL;
-            const int answer = atomic_load(&self->submitting) ? submit(c, record, asked) : -1;
-            if (answer < 0) jetstream_give_back(self, record);
-            full = full || answer == 1;
-        }
+        const bool full = submit_all(c, &list, asked);
         if (!full && list.Count == size) took_whole(self);
         natsMsgList_Destroy(&list);
     }

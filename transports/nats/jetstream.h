@@ -14,9 +14,11 @@
  * A record the host gives back unbegun at a stop (PH_RETRY, report line
  * "") is a Nak with no delay: the next instance gets it now.
  *
- * While the host works on a record, the server hears so (InProgress)
- * every third of ack_wait, so a slow handler never gets its record
- * delivered again; a dead instance stops saying so, and its records are.
+ * While an instance holds a record (from the fetch until it is settled:
+ * waiting for room in a full host, or in the host), the server hears so
+ * (InProgress) every third of ack_wait, so neither a full host nor a slow
+ * handler gets a record delivered again; a dead instance stops saying so,
+ * and its records are.
  *
  * A fetch asks for no more records than the host can start (consume.c),
  * never more than batch: once the host answered full, as many as it
@@ -28,6 +30,9 @@
  * advisories whoever listens, and one instance (a durable consumer shared
  * by all) copies the record to the dead-letter subject, then acks the
  * advisory (sweep.c says why not from the server's state of the records).
+ * An advisory is believed only when what the server says of its record
+ * agrees (advisory.c): any client allowed to publish on the advisory
+ * subject could write one.
  *
  *   plugin.c      the descriptor, create/destroy, the source role
  *   settings.c    the settings
@@ -37,6 +42,7 @@
  *   consume.c     [one thread per consumer] fetch, submit
  *   settle.c      [one thread] Ack, Nak, Term, InProgress once the server answers; the dead-letter subject
  *   sweep.c       [one thread] the MAX_DELIVERIES advisories: records stranded on their last delivery
+ *   advisory.c    whether an advisory is believed: read strictly, checked against the server's word
  *   ../common     settings, formats, log lines (a problem once while it lasts), the clock, metrics
  *
  * Its own metrics (ph.metrics/1, registered in create; none when the host
@@ -104,11 +110,14 @@ typedef struct jetstream_consumer {
     bool thread_running;
 } jetstream_consumer;
 
-/* Work for the settling thread: a record the host is done with. */
+/* A record this instance fetched: held (InProgress) until done, then work for the settling thread. */
 typedef struct jetstream_job {
     struct jetstream_job *next;
-    struct jetstream_job *under_way_prev, *under_way_next; /* in the host: the list InProgress goes to */
+    struct jetstream_job *held_prev, *held_next; /* held, not yet done: the list InProgress goes to */
     natsMsg *record;     /* the delivered record */
+    bool in_host;        /* handed to the host (counted in in_host) */
+    uint64_t sequence;   /* its stream sequence, and its deliveries so far, as the server's reply subject */
+    uint64_t deliveries; /*   gave them (0 when it could not be read) */
     ph_result result;
     char *report;        /* the report line (copied), or NULL */
     jetstream_consumer *consumer;
@@ -150,8 +159,8 @@ typedef struct jetstream_plugin {
     uint64_t setup_after_ms;   /* when to try again after a problem (CLOCK_MONOTONIC) */
     char *said;                /* the last setup problem logged, so that a repeated one is not */
     jetstream_job *first_job, *last_job;
-    jetstream_job *under_way;       /* records in the host, newest first */
-    int in_host;               /* how many under_way holds */
+    jetstream_job *held;       /* records fetched and not yet done (waiting for room, or in the host), newest first */
+    int in_host;               /* how many of them the host has */
     int host_limit;            /* how many records the host may hold: in_host when it last answered
                                   full, one more for each fetch it took whole since; from 1 (INT_MAX
                                   for a host that never answers full) */
@@ -200,10 +209,17 @@ int jetstream_wait_ready(jetstream_plugin *self);
 /* consume.c: the thread of one consumer. */
 void *jetstream_consume_main(void *consumer);
 
-/* settle.c: a record goes to the host, and comes back in its done (ctx: its jetstream_job).
+/* settle.c: a fetched record is held (InProgress goes to it) from the fetch
+ * until its done (ctx: its jetstream_job), or until it is given back.
  * fetched_ms: when the fetch that brought it was asked for. */
-void jetstream_under_way(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms);
-void jetstream_not_under_way(jetstream_plugin *self, jetstream_job *job);
+void jetstream_hold(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms);
+/* The host is given the held record (counted in in_host until it is released). */
+void jetstream_hand_over(jetstream_plugin *self, jetstream_job *job);
+void jetstream_release(jetstream_plugin *self, jetstream_job *job);
+/* Whether this instance holds the record at sequence of consumer c, and
+ * the server may not have delivered it elsewhere yet (within its
+ * ack_wait); then *deliveries is its delivery count as the server gave it. */
+bool jetstream_holds(jetstream_plugin *self, const jetstream_consumer *c, uint64_t sequence, uint64_t *deliveries);
 void jetstream_record_done(void *job, ph_result result, const char *report_line);
 /* Queues a job for the settling thread. */
 void jetstream_settle_later(jetstream_plugin *self, jetstream_job *job);
@@ -218,6 +234,13 @@ int jetstream_settle_exhausted(jetstream_plugin *self, uint64_t sequence, uint64
 void jetstream_give_back(jetstream_plugin *self, natsMsg *record);
 /* Counts one on metric (of self->metrics) when status is NATS_OK. */
 void jetstream_count(jetstream_plugin *self, ph_metric *metric, natsStatus status);
+
+/* advisory.c: whether the MAX_DELIVERIES advisory `message`, which came on
+ * consumer c's advisory subject, is believed: 1, with the record's sequence
+ * and deliveries; 0, not believed (logged: the record is left alone, the
+ * advisory dropped); -1 when the server did not answer (try again later). */
+int jetstream_advisory_believed(jetstream_plugin *self, const jetstream_consumer *c, natsMsg *message,
+                                uint64_t *sequence, uint64_t *deliveries);
 
 /* sweep.c: the stream of the MAX_DELIVERIES advisories and its consumer,
  * checked (created with create=true), and a pull subscription bound to it;

@@ -16,6 +16,12 @@
  * delivered again. InProgress rounds follow the same rule, and a record
  * is held for another ack_wait only once the server answered after them.
  *
+ * InProgress goes to every record this instance holds and has not
+ * settled, from the fetch on: the records in the host, and those of a
+ * fetch that wait for room in a full host (the one being submitted, and
+ * the ones behind it), which would otherwise be delivered again while
+ * they wait.
+ *
  * A dead-letter copy carries the record's bytes and these headers:
  *   Pushhost-Reason      rejected | failed on each of N deliveries | not done after N deliveries
  *   Pushhost-Report      the host's report line (when there is one)
@@ -60,25 +66,50 @@ static bool lapsed(const jetstream_plugin *self, const jetstream_job *job, uint6
     return job->owned_until_ms != UINT64_MAX && now + (uint64_t)self->settings.ack_wait_ms / 10 >= job->owned_until_ms;
 }
 
-void jetstream_under_way(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms) {
+void jetstream_hold(jetstream_plugin *self, jetstream_job *job, uint64_t fetched_ms) {
     const int64_t ack_wait = self->settings.ack_wait_ms;
     job->owned_until_ms = ack_wait > 0 ? fetched_ms + (uint64_t)ack_wait : UINT64_MAX;
+    jsMsgMetaData *meta = NULL;
+    if (natsMsg_GetMetaData(&meta, job->record) == NATS_OK) {
+        job->sequence = meta->Sequence.Stream;
+        job->deliveries = meta->NumDelivered;
+    }
+    jsMsgMetaData_Destroy(meta);
     pthread_mutex_lock(&self->lock);
-    job->under_way_next = self->under_way;
-    if (self->under_way) self->under_way->under_way_prev = job;
-    self->under_way = job;
+    job->held_next = self->held;
+    if (self->held) self->held->held_prev = job;
+    self->held = job;
+    pthread_mutex_unlock(&self->lock);
+}
+
+void jetstream_hand_over(jetstream_plugin *self, jetstream_job *job) {
+    pthread_mutex_lock(&self->lock);
+    job->in_host = true;
     self->in_host++;
     pthread_mutex_unlock(&self->lock);
 }
 
-void jetstream_not_under_way(jetstream_plugin *self, jetstream_job *job) {
+void jetstream_release(jetstream_plugin *self, jetstream_job *job) {
     pthread_mutex_lock(&self->lock);
-    if (job->under_way_prev) job->under_way_prev->under_way_next = job->under_way_next;
-    else self->under_way = job->under_way_next;
-    if (job->under_way_next) job->under_way_next->under_way_prev = job->under_way_prev;
-    job->under_way_prev = job->under_way_next = NULL;
-    self->in_host--;
+    if (job->held_prev) job->held_prev->held_next = job->held_next;
+    else self->held = job->held_next;
+    if (job->held_next) job->held_next->held_prev = job->held_prev;
+    job->held_prev = job->held_next = NULL;
+    if (job->in_host) self->in_host--;
+    job->in_host = false;
     pthread_mutex_unlock(&self->lock);
+}
+
+bool jetstream_holds(jetstream_plugin *self, const jetstream_consumer *c, uint64_t sequence, uint64_t *deliveries) {
+    const uint64_t now = transport_now_ms();
+    bool holds = false;
+    pthread_mutex_lock(&self->lock);
+    for (jetstream_job *job = self->held; job && !holds; job = job->held_next) {
+        holds = job->consumer == c && job->sequence == sequence && !lapsed(self, job, now);
+        if (holds) *deliveries = job->deliveries;
+    }
+    pthread_mutex_unlock(&self->lock);
+    return holds;
 }
 
 /* Whether the server answers: a PING, which it answers (PONG) after all
@@ -90,18 +121,19 @@ static bool server_answers(jetstream_plugin *self) {
     return natsConnection_FlushTimeout(self->connection, wait) == NATS_OK;
 }
 
-/* Tells the server each record in the host is being worked on, which
- * restarts its ack_wait; once it answered after them, each is held for
- * another ack_wait from when they were sent. Nothing while the server does
- * not answer, and nothing for a record that may be another's already. */
+/* Tells the server each record held here is being worked on (in the host,
+ * or waiting for room in it), which restarts its ack_wait; once it answered
+ * after them, each is held for another ack_wait from when they were sent.
+ * Nothing while the server does not answer, and nothing for a record that
+ * may be another's already. */
 static void say_in_progress(jetstream_plugin *self) {
     pthread_mutex_lock(&self->lock);
-    const bool any = self->under_way != NULL;
+    const bool any = self->held != NULL;
     pthread_mutex_unlock(&self->lock);
     if (!any || !server_answers(self)) return;
     const uint64_t sent = transport_now_ms(), round = ++self->round;
     pthread_mutex_lock(&self->lock);
-    for (jetstream_job *job = self->under_way; job; job = job->under_way_next)
+    for (jetstream_job *job = self->held; job; job = job->held_next)
         if (!lapsed(self, job, sent)) {
             natsMsg_InProgress(job->record, NULL);
             job->round = round;
@@ -109,7 +141,7 @@ static void say_in_progress(jetstream_plugin *self) {
     pthread_mutex_unlock(&self->lock);
     if (!server_answers(self)) return;
     pthread_mutex_lock(&self->lock);
-    for (jetstream_job *job = self->under_way; job; job = job->under_way_next)
+    for (jetstream_job *job = self->held; job; job = job->held_next)
         if (job->round == round && job->owned_until_ms != UINT64_MAX)
             job->owned_until_ms = sent + (uint64_t)self->settings.ack_wait_ms;
     pthread_mutex_unlock(&self->lock);
@@ -118,7 +150,7 @@ static void say_in_progress(jetstream_plugin *self) {
 void jetstream_record_done(void *p, ph_result result, const char *report_line) {
     jetstream_job *job = p;
     jetstream_plugin *self = job->consumer->plugin;
-    jetstream_not_under_way(self, job);
+    jetstream_release(self, job);
     job->result = result;
     job->report = result == PH_DONE ? NULL : strdup(report_line);
     if (result != PH_DONE && !job->report) { /* no memory for the line: the record comes back after ack_wait */
@@ -310,16 +342,16 @@ static void let_lapse(jetstream_plugin *self, jetstream_job *job) {
     transport_metric_add(self->metrics.table, self->metrics.lapsed, 1);
 }
 
-/* Settles the records in `held` once the server answers; returns those
+/* Settles the `finished` records once the server answers; returns those
  * still waiting for it. When ending, none waits: a record not settled now
  * is delivered again after its ack_wait. */
-static jetstream_job *settle_held(jetstream_plugin *self, jetstream_job *held, bool ending) {
+static jetstream_job *settle_finished(jetstream_plugin *self, jetstream_job *finished, bool ending) {
     const bool answers = server_answers(self);
     const uint64_t now = transport_now_ms();
     jetstream_job *waiting = NULL, **end = &waiting;
-    while (held) {
-        jetstream_job *job = held;
-        held = job->next;
+    while (finished) {
+        jetstream_job *job = finished;
+        finished = job->next;
         job->next = NULL;
         if (lapsed(self, job, now)) let_lapse(self, job);
         else if (answers && job->result == PH_DONE) jetstream_count(self, self->metrics.acked, natsMsg_Ack(job->record, NULL));
@@ -340,22 +372,22 @@ static bool before(const struct timespec *a, const struct timespec *b) {
 
 void *jetstream_settle_main(void *p) {
     jetstream_plugin *self = p;
-    jetstream_job *held = NULL; /* done, waiting for the server to answer */
+    jetstream_job *finished = NULL; /* done, waiting for the server to answer */
     pthread_mutex_lock(&self->lock);
     struct timespec in_progress = next_in_progress(self);
     for (;;) {
         while (!self->first_job && !self->ending) {
             /* Records waiting for the server: asked again every 100 ms. */
-            struct timespec retry = after_ms(100), until = held && before(&retry, &in_progress) ? retry : in_progress;
+            struct timespec retry = after_ms(100), until = finished && before(&retry, &in_progress) ? retry : in_progress;
             if (pthread_cond_timedwait(&self->changed, &self->lock, &until) == ETIMEDOUT) break;
         }
-        jetstream_job **end = &held;
+        jetstream_job **end = &finished;
         while (*end) end = &(*end)->next;
         *end = self->first_job;
         self->first_job = self->last_job = NULL;
         const bool ending = self->ending;
         pthread_mutex_unlock(&self->lock);
-        if (held) held = settle_held(self, held, ending);
+        if (finished) finished = settle_finished(self, finished, ending);
         struct timespec now = after_ms(0);
         if (!before(&now, &in_progress)) {
             say_in_progress(self);

@@ -43,6 +43,11 @@
  * the consumer are made; without, they must be there: a stream holding each
  * subject, a pull consumer with explicit Acks.
  *
+ * The advisory subject is open to any client allowed to publish on it, so
+ * an advisory is believed only when what the server says of its record
+ * agrees (advisory.c); one that is not is dropped (Term) and its record
+ * left alone.
+ *
  * The thread reads the consumer from the setup on, as the consumer threads
  * do the records, so it sweeps at start, within a fetch's wait of a new
  * advisory, and at once after a reconnect (connection.c wakes it). A copy
@@ -201,46 +206,35 @@ void jetstream_sweep_free(jetstream_plugin *self) {
     self->advisory_stream = self->sweep_said = NULL;
 }
 
-/* The number after "key": in a JSON text, or 0. */
-static uint64_t json_number(const char *json, const char *key) {
-    const char *at = strstr(json, key);
-    return at ? strtoull(at + strlen(key), NULL, 10) : 0;
-}
-
-/* Whether subject is the advisory subject of one of the consumers. */
-static bool ours(jetstream_plugin *self, const char *subject) {
+/* The consumer whose advisory subject `subject` is, or NULL. */
+static const jetstream_consumer *ours(jetstream_plugin *self, const char *subject) {
     for (int i = 0; i < self->consumer_count; i++) {
         char *mine = advisory_subject(self, &self->consumers[i]);
         bool same = mine && strcmp(mine, subject) == 0;
         free(mine);
-        if (same) return true;
+        if (same) return &self->consumers[i];
     }
-    return false;
+    return NULL;
 }
 
-/* One advisory: its record dead-lettered, then the advisory acked. 0, or -1
- * when the record could not be settled (the advisory comes back after ack_wait). */
+/* One advisory: its record dead-lettered, then the advisory acked; one not
+ * believed (advisory.c) dropped, its record left alone. 0, or -1 when the
+ * record could not be settled or checked (the advisory comes back after ack_wait). */
 static int sweep_one(jetstream_plugin *self, natsMsg *advisory) {
-    const char *subject = natsMsg_GetSubject(advisory);
-    if (!ours(self, subject)) { /* an operator's stream may hold more: not this plugin's to settle */
+    const jetstream_consumer *c = ours(self, natsMsg_GetSubject(advisory));
+    if (!c) { /* an operator's stream may hold more: not this plugin's to settle */
         natsMsg_Ack(advisory, NULL);
         return 0;
     }
-    const char *data = natsMsg_GetData(advisory);
-    char *json = strndup(data ? data : "", (size_t)natsMsg_GetDataLength(advisory));
-    if (!json) return -1;
-    uint64_t sequence = json_number(json, "\"stream_seq\":"), deliveries = json_number(json, "\"deliveries\":");
-    int settled = 0;
-    if (!sequence) {
-        transport_log(self->host, PH_LOG_ERROR, "a MAX_DELIVERIES advisory without a stream sequence: %s", json);
-        natsMsg_Term(advisory, NULL);
-    } else if ((settled = jetstream_settle_exhausted(self, sequence, deliveries)) == 0) {
-        /* Acked only once the record is settled; an Ack that is lost brings
-         * the advisory again, and the record is found copied or gone. */
-        natsMsg_AckSync(advisory, NULL, NULL);
-    }
-    free(json);
-    return settled;
+    uint64_t sequence = 0, deliveries = 0;
+    const int believed = jetstream_advisory_believed(self, c, advisory, &sequence, &deliveries);
+    if (believed == 0) natsMsg_Term(advisory, NULL);
+    if (believed <= 0) return believed;
+    if (jetstream_settle_exhausted(self, sequence, deliveries) < 0) return -1;
+    /* Acked only once the record is settled; an Ack that is lost brings
+     * the advisory again, and the record is found copied or gone. */
+    natsMsg_AckSync(advisory, NULL, NULL);
+    return 0;
 }
 
 /* A fetch that failed while connected: logged once until one succeeds; with

@@ -8,6 +8,10 @@
  *                                   "@NOW@" in a line becomes the time in ns
  *                                   (CLOCK_REALTIME) just before it is sent;
  *                                   PAUSE_US: a pause after each
+ *   jetstream pub URL SUBJECT      each line of stdin published with core NATS,
+ *                                   as any client may, waiting for no stream;
+ *                                   exit 1 with the server's reason when it
+ *                                   refused one (a permissions violation)
  *   jetstream consume URL STREAM CONSUMER N BATCH
  *                                   pulls N records, BATCH at a time, and acks
  *                                   each: what a client does without pushhost;
@@ -118,6 +122,25 @@ static int publish(jsCtx *js, const char *subject, long pause_us) {
     if (status != NATS_OK) return fail("publish (waiting for the acks)", status);
     if (not_stored) fprintf(stderr, "jetstream: %d messages were not stored\n", not_stored);
     return not_stored ? 1 : 0;
+}
+
+static int core_publish(natsConnection *connection, const char *subject) {
+    char *line = NULL;
+    size_t size = 0;
+    ssize_t length;
+    natsStatus status = NATS_OK;
+    while (status == NATS_OK && (length = getline(&line, &size, stdin)) > 0) {
+        if (line[length - 1] == '\n') line[--length] = '\0';
+        if (length) status = natsConnection_Publish(connection, subject, line, (int)length);
+    }
+    free(line);
+    /* The server answers a PING after what came before: a refusal has come by then. */
+    if (status == NATS_OK) status = natsConnection_Flush(connection);
+    if (status != NATS_OK) return fail("pub", status);
+    const char *reason = NULL;
+    if (natsConnection_GetLastError(connection, &reason) == NATS_OK) return 0;
+    fprintf(stderr, "jetstream: pub: %s\n", reason && *reason ? reason : "refused");
+    return 1;
 }
 
 static void print_headers(natsMsg *msg) {
@@ -282,7 +305,7 @@ static natsStatus connect_to(natsConnection **connection, const char *url) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: jetstream publish URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | "
+        fprintf(stderr, "usage: jetstream publish|pub URL SUBJECT [PAUSE_US] | consume URL STREAM CONSUMER N BATCH | dump URL STREAM | "
                         "info|delete|floor URL STREAM CONSUMER | stream URL STREAM SUBJECT RETENTION | "
                         "fetch URL STREAM CONSUMER BATCH WAIT_MS\n");
         return 2;
@@ -298,6 +321,7 @@ int main(int argc, char **argv) {
     status = natsConnection_JetStream(&js, connection, &options);
     if (status != NATS_OK) return fail("JetStream", status);
     int result = strcmp(argv[1], "publish") == 0 ? publish(js, argv[3], argc > 4 ? atol(argv[4]) : 0)
+                 : strcmp(argv[1], "pub") == 0 ? core_publish(connection, argv[3])
                  : strcmp(argv[1], "consume") == 0 && argc > 6
                      ? consume(connection, js, argv[3], argv[4], atol(argv[5]), atoi(argv[6]))
                  : strcmp(argv[1], "dump") == 0  ? dump(js, argv[3])

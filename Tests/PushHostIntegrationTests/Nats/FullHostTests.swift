@@ -102,6 +102,56 @@ struct FullHostTests {
         for host in hosts { #expect(host.host.stop() == .status(0)) }
     }
 
+    /// Publishes a record for each of `ids` while `host` is stopped
+    /// (SIGSTOP), so that its next fetch finds them all on the server.
+    static func publish(_ ids: [String], whileStopped host: NatsHost, _ server: NatsServer) throws {
+        host.host.send(SIGSTOP)
+        defer { host.host.send(SIGCONT) }
+        try server.publish(ids.map { natsRecord($0) }, to: "pushes.news")
+    }
+
+    /// Records of one fetch that wait behind a record waiting for room in a
+    /// full host are held for their whole wait: the server hears InProgress
+    /// for each, so none is delivered again however long the host stays
+    /// full. Here another source (the sample fifo-source) fills the host
+    /// for 4 s, four ack_waits, just before a fetch of four records.
+    @Test func recordsWaitingBehindAFullHostAreNotDeliveredAgain() throws {
+        let scratch = try Scratch()
+        let server = try NatsServer(scratch)
+        let (fifo, fifoSource) = try SourcePluginTests.fifoSource(scratch)
+        let a = try NatsHost("a", scratch, server: server, settings: ["ack_wait": "1", "batch": "4"],
+                             plugins: fifoSource + scratch.probe("probe", [.data, .background]),
+                             options: ["--max-pending", "\(Self.maxPending)"])
+        try a.waitUntilReading()
+        let fd = SourcePluginTests.openWhenRead(fifo, host: a.host)
+        try #require(fd >= 0, "the FIFO was never opened for reading:\n\(a.host.stderr)")
+        defer { close(fd) }
+        // Quick records, all on the server before the first fetch: each
+        // fetch the host takes whole lets the next ask for one more, so that
+        // the fetches come to ask for batch (4).
+        let quick = (1...24).map { "q\($0)" }
+        try Self.publish(quick, whileStopped: a, server)
+        #expect(reportedIDs([a], count: quick.count).count == quick.count)
+        // The FIFO's records fill the host: the probe answers each 4 s later.
+        let filling = (1...Self.maxPending).map { #"{"message_id":"f\#($0)","data":{"verdict":"pending","delay_ms":"4000"}}"# }
+        try #require(SourcePluginTests.write(fd, filling.joined(separator: "\n") + "\n"), "cannot write to the FIFO")
+        #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("probe data f\(Self.maxPending)") })
+        // One fetch brings all four: the first waits for room, three behind it.
+        let waiting = (1...4).map { "w\($0)" }
+        try Self.publish(waiting, whileStopped: a, server)
+        #expect(eventually(timeout: .seconds(5)) { (try? server.state(of: "PUSHES")["ack_pending"]) == waiting.count },
+                "\((try? server.state(of: "PUSHES")) ?? [:])")
+        let all = quick + filling.indices.map { "f\($0 + 1)" } + waiting
+        #expect(reportedIDs([a], count: all.count).count == all.count)
+        // A record delivered again would be handled again within an ack_wait or two.
+        usleep(2_500_000)
+        #expect(a.ids.sorted() == all.sorted())
+        #expect(!a.host.stderr.contains("is not settled here"), "\(a.host.stderr)")
+        let settled = ["messages": 0, "pending": 0, "ack_pending": 0, "redelivered": 0, "delivered": quick.count + waiting.count]
+        #expect(Self.state(server, becomes: settled) == settled)
+        #expect(a.host.stop() == .status(0))
+    }
+
     @Test func aSecondHostGetsAShareOfWhatTheFirstCannotStart() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)

@@ -61,6 +61,7 @@ struct StrandedRecordTests {
     static func expectSweptOnce(by c: NatsHost, _ server: NatsServer, retention: String = "workqueue") throws {
         try expectStrandedCopy(deadCopies(server), "stranded")
         #expect(c.host.stderr.components(separatedBy: wentTo).count == 2)
+        #expect(!c.host.stderr.contains("is not believed"), "\(c.host.stderr)")
         #expect(c.ids.isEmpty)
         expectSettled(server, retention: retention)
         #expect(c.host.stop() == .status(0))
@@ -110,6 +111,7 @@ struct StrandedRecordTests {
         try c.waitUntilReading()
         try Self.expectStrandedCopy(Self.deadCopies(server), "stranded")
         #expect(c.host.stderr.components(separatedBy: Self.wentTo).count == 2)
+        #expect(!c.host.stderr.contains("is not believed"), "\(c.host.stderr)")
         #expect(c.ids.isEmpty)
         #expect(!scratch.probeCalls().contains("probe data stranded"))
         Self.expectSettled(server, retention: retention)
