@@ -406,6 +406,13 @@ typedef struct ph_intake {
     int (*PH_NONNULL submit_record)(const ph_host *PH_NONNULL host, const char *PH_NONNULL json,
                                     size_t len, uint32_t flags, ph_record_done PH_NULLABLE done,
                                     void *PH_NULLABLE ctx);
+    /* [thread-safe] submit_record, for a record that first reached its
+     * transport at arrived_ms (Unix time in milliseconds; 0, or a time still
+     * to come: now), from which a message's time to live counts: a broker
+     * record that waited in its stream is as old as the stream says. */
+    int (*PH_NONNULL submit_record_at)(const ph_host *PH_NONNULL host, const char *PH_NONNULL json,
+                                       size_t len, uint32_t flags, int64_t arrived_ms,
+                                       ph_record_done PH_NULLABLE done, void *PH_NULLABLE ctx);
 } ph_intake;
 
 /* Whether a table that starts with struct_size (ph_host, ph_intake, ...) as

@@ -75,6 +75,14 @@ static void drop(jetstream_plugin *self, jetstream_job *job) {
     free(job);
 }
 
+/* submit_record, telling the host when the stream stored the record (a
+ * message's time to live counts from then) when the host can be told. */
+static int hand(jetstream_plugin *self, jetstream_job *job, const char *data, size_t length, uint32_t flags) {
+    if (PH_HAS_FIELD(ph_intake, self->intake, submit_record_at))
+        return self->intake->submit_record_at(self->host, data, length, flags, job->stored_ms, jetstream_record_done, job);
+    return self->intake->submit_record(self->host, data, length, flags, jetstream_record_done, job);
+}
+
 /* Hands one held record to the host: 0 taken, 1 taken after waiting for
  * the full host, -1 not taken (the host is stopping: then no consumer
  * fetches again, so none fetches a record only to give it back). */
@@ -82,12 +90,12 @@ static int submit(jetstream_plugin *self, jetstream_job *job) {
     const char *data = natsMsg_GetData(job->record) ? natsMsg_GetData(job->record) : "";
     const size_t length = (size_t)natsMsg_GetDataLength(job->record);
     jetstream_hand_over(self, job);
-    int answer = self->intake->submit_record(self->host, data, length, PH_RECORD_NO_WAIT, jetstream_record_done, job);
+    int answer = hand(self, job, data, length, PH_RECORD_NO_WAIT);
     if (answer == 1) {
         pthread_mutex_lock(&self->lock);
         self->host_limit = self->in_host - 1; /* in_host counts this record, which the host did not take */
         pthread_mutex_unlock(&self->lock);
-        answer = self->intake->submit_record(self->host, data, length, 0, jetstream_record_done, job) == 0 ? 1 : -1;
+        answer = hand(self, job, data, length, 0) == 0 ? 1 : -1;
     }
     if (answer < 0) atomic_store(&self->submitting, false);
     return answer;

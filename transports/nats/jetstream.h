@@ -118,6 +118,7 @@ typedef struct jetstream_job {
     bool in_host;        /* handed to the host (counted in in_host) */
     uint64_t sequence;   /* its stream sequence, and its deliveries so far, as the server's reply subject */
     uint64_t deliveries; /*   gave them (0 when it could not be read) */
+    int64_t stored_ms;   /* when the stream stored it (Unix milliseconds; 0 unknown): its arrival */
     ph_result result;
     char *report;        /* the report line (copied), or NULL */
     jetstream_consumer *consumer;

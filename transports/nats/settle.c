@@ -73,6 +73,7 @@ void jetstream_hold(jetstream_plugin *self, jetstream_job *job, uint64_t fetched
     if (natsMsg_GetMetaData(&meta, job->record) == NATS_OK) {
         job->sequence = meta->Sequence.Stream;
         job->deliveries = meta->NumDelivered;
+        job->stored_ms = meta->Timestamp > 0 ? meta->Timestamp / 1000000 : 0;
     }
     jsMsgMetaData_Destroy(meta);
     pthread_mutex_lock(&self->lock);

@@ -87,19 +87,25 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
     }
 
     /// [any thread] Takes a copy of `bytes` from `plugin`, with the flags
-    /// of `submit_record`; `done` is called only for a record taken.
+    /// of `submit_record`, which reached its transport at `arrival` (Unix
+    /// milliseconds; 0, or a time still to come: now); `done` is called
+    /// only for a record taken.
     func submit(
-        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: Done?, context: UnsafeMutableRawPointer?
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, arrival: Int64, done: Done?,
+        context: UnsafeMutableRawPointer?
     ) -> Answer {
-        submit(bytes, from: plugin, flags: flags, done: done, context: context, mayWait: true)
+        submit(bytes, from: plugin, flags: flags, arrival: arrival, done: done, context: context, mayWait: true)
     }
 
     /// `submit`; one that may not wait (`mayWait` false: a handler's, in a
     /// worker, whose host may be waiting for that handler) never does, as
     /// one from the dispatch thread never does.
     func submit(
-        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: Done?, context: UnsafeMutableRawPointer?, mayWait: Bool
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, arrival: Int64, done: Done?,
+        context: UnsafeMutableRawPointer?, mayWait: Bool
     ) -> Answer {
+        let now = wallClockMilliseconds()
+        let arrival = arrival == 0 || arrival > now ? now : arrival
         let copy = bytes.count > maxBytes ? nil : [UInt8](bytes)
         let trust: RecordTrust = flags & PH_RECORD_HOST_EVENT != 0
             ? .hostEvent
@@ -115,7 +121,7 @@ final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Sendable {
         let number = (counts[plugin] ?? 0) + 1
         counts[plugin] = number
         queue.append(Submission(
-            bytes: copy, source: .plugin(name: plugin, record: number), trust: trust, arrival: wallClockMilliseconds(), done: done,
+            bytes: copy, source: .plugin(name: plugin, record: number), trust: trust, arrival: arrival, done: done,
             context: context))
         if queue.count == 1 { wakePipe.wake() }
         return .taken

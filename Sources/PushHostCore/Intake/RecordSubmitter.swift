@@ -5,8 +5,10 @@ import CPushHost
 /// the host (``WorkerIntake``).
 protocol RecordSubmitter: AnyObject, Sendable {
     /// [any thread] Hands over a copy of `bytes` from `plugin`, with the
-    /// flags of `submit_record`; `done` is called only for a record taken.
+    /// flags of `submit_record`, which reached its transport at `arrival`
+    /// (Unix milliseconds; 0: now); `done` is called only for a record taken.
     func submit(
-        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: ph_record_done?, context: UnsafeMutableRawPointer?
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, arrival: Int64, done: ph_record_done?,
+        context: UnsafeMutableRawPointer?
     ) -> PluginSubmissions.Answer
 }

@@ -58,20 +58,24 @@ enum HostExtensions {
         table.initialize(to: ph_intake(
             struct_size: UInt32(MemoryLayout<ph_intake>.size),
             // 1.1's submit: a message, waiting while the host is full.
-            submit: { host, json, length, done, context in submit(host, json, length, 0, done, context) },
-            submit_record: { host, json, length, flags, done, context in submit(host, json, length, flags, done, context) }
+            submit: { host, json, length, done, context in submit(host, json, length, 0, 0, done, context) },
+            submit_record: { host, json, length, flags, done, context in submit(host, json, length, flags, 0, done, context) },
+            submit_record_at: { host, json, length, flags, arrival, done, context in
+                submit(host, json, length, flags, arrival, done, context)
+            }
         ))
         return table
     }()
 
-    /// `submit_record`, for the plugin that `host` is.
+    /// `submit_record_at`, for the plugin that `host` is.
     private static func submit(
-        _ host: UnsafePointer<ph_host>, _ json: UnsafePointer<CChar>, _ length: Int, _ flags: UInt32,
+        _ host: UnsafePointer<ph_host>, _ json: UnsafePointer<CChar>, _ length: Int, _ flags: UInt32, _ arrival: Int64,
         _ done: PluginSubmissions.Done?, _ context: UnsafeMutableRawPointer?
     ) -> Int32 {
         let plugin = PluginContext.of(host)
         return plugin.submissions.submit(
-            UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: flags, done: done, context: context
+            UnsafeRawBufferPointer(start: json, count: length), from: plugin.name, flags: flags, arrival: arrival, done: done,
+            context: context
         ).rawValue
     }
 

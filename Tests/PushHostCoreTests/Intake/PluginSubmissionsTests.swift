@@ -31,7 +31,7 @@ import Testing
 
     static func submit(_ queue: PluginSubmissions, _ json: String, flags: UInt32 = 0, context: Int? = nil) -> PluginSubmissions.Answer {
         Array(json.utf8).withUnsafeBytes { bytes in
-            queue.submit(bytes, from: "src", flags: flags, done: context.map { _ in Self.done },
+            queue.submit(bytes, from: "src", flags: flags, arrival: 0, done: context.map { _ in Self.done },
                          context: context.map { UnsafeMutableRawPointer(bitPattern: $0)! })
         }
     }

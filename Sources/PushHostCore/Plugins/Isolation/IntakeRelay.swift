@@ -69,15 +69,22 @@ final class IntakeRelay: @unchecked Sendable {
 
     /// Submits the record `frame` carries and answers; what was wrong with it, if anything.
     private func take(_ frame: WorkerFrame.Frame) -> String? {
-        let known = PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT | WorkerFrame.fromHandlerThread
+        let known = PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT | WorkerFrame.fromHandlerThread | WorkerFrame.withArrival
         if frame.kind == .metric || frame.kind == .metricValues { return metrics.take(frame) }
         let flags = UInt32(bitPattern: frame.number)
         guard frame.kind == .record else { return "a \(frame.kind) frame, where only records and metrics go" }
         guard frame.handler <= 1, flags & ~known == 0 else { return "a record with the flags \(flags) and \(frame.handler) for done" }
+        var record = frame.payload
+        var arrival: Int64 = 0
+        if flags & WorkerFrame.withArrival != 0 {
+            guard record.count >= 8 else { return "a record with an arrival time but fewer than 8 bytes" }
+            arrival = Int64(littleEndian: record.loadUnaligned(as: Int64.self))
+            record = UnsafeRawBufferPointer(rebasing: record.dropFirst(8))
+        }
         let relayed = frame.handler == 1 ? Unmanaged.passRetained(Relayed(relay: self, record: frame.call)) : nil
         let answer = submissions.submit(
-            frame.payload, from: plugin, flags: flags & ~WorkerFrame.fromHandlerThread, done: relayed.map { _ in Self.done },
-            context: relayed?.toOpaque(), mayWait: flags & WorkerFrame.fromHandlerThread == 0)
+            record, from: plugin, flags: flags & (PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT), arrival: arrival,
+            done: relayed.map { _ in Self.done }, context: relayed?.toOpaque(), mayWait: flags & WorkerFrame.fromHandlerThread == 0)
         if answer != .taken { relayed?.release() }
         send(.submitted, record: frame.call, number: answer.rawValue)
         return nil

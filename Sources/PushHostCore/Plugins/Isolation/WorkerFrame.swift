@@ -67,6 +67,9 @@ enum WorkerFrame {
     /// The flag of a ``FrameKind/record`` frame whose plugin submitted it
     /// from the worker's handler thread: the host takes it without waiting.
     static let fromHandlerThread: UInt32 = 1 << 31
+    /// In a record's flags: its payload starts with when it reached its
+    /// transport (Unix milliseconds, 8 bytes, little-endian), `submit_record_at`'s.
+    static let withArrival: UInt32 = 1 << 30
 
     /// Appends a frame whose payload `payload` writes.
     static func append(

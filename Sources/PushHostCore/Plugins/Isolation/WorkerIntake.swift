@@ -43,7 +43,8 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
     /// [any thread] Sends the record to the host and waits for its answer;
     /// -1 (stopping) when the host is gone.
     func submit(
-        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, done: ph_record_done?, context: UnsafeMutableRawPointer?
+        _ bytes: UnsafeRawBufferPointer, from plugin: String, flags: UInt32, arrival: Int64, done: ph_record_done?,
+        context: UnsafeMutableRawPointer?
     ) -> PluginSubmissions.Answer {
         let onHandlerThread = pthread_equal(handlerThread, pthread_self()) != 0
         pthread_mutex_lock(lock)
@@ -53,10 +54,12 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         if !readerStarted { startReader() }
         pthread_mutex_unlock(lock)
 
-        var frame = ByteBuffer(capacity: WorkerFrame.headerSize + bytes.count)
+        var frame = ByteBuffer(capacity: WorkerFrame.headerSize + 8 + bytes.count)
         let sentFlags = flags & (PH_RECORD_HOST_EVENT | PH_RECORD_NO_WAIT) | (onHandlerThread ? WorkerFrame.fromHandlerThread : 0)
-        WorkerFrame.append(.record, handler: done == nil ? 0 : 1, call: record, number: Int32(bitPattern: sentFlags), to: &frame) {
-            $0.write(bytes)
+            | (arrival != 0 ? WorkerFrame.withArrival : 0)
+        WorkerFrame.append(.record, handler: done == nil ? 0 : 1, call: record, number: Int32(bitPattern: sentFlags), to: &frame) { buffer in
+            if arrival != 0 { withUnsafeBytes(of: arrival.littleEndian) { buffer.write($0) } }
+            buffer.write(bytes)
         }
         let sent = writing.withLock { _ in sendAll(Self.fd, frame.bytes) }
 
