@@ -40,9 +40,11 @@ final class InFlight {
     }
 
     /// Whether the data stage has ended, or has nothing to do (an
-    /// interceptor stopped the message).
+    /// interceptor stopped the message, or it expired before its data
+    /// stage under `--expired-data off`: `expired` is set before the data
+    /// stage only then).
     func isDone(dataPlugins: Int) -> Bool {
-        !isWaiting && (next >= dataPlugins || interception.stop != nil)
+        !isWaiting && (next >= dataPlugins || interception.stop != nil || expired)
     }
 
     /// Notes the current data plugin's final verdict and moves past it.

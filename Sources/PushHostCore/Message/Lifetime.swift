@@ -12,7 +12,7 @@ package enum Lifetime: Equatable, Sendable {
     case until(Int64)
 
     /// How a payload states its lifetime (where it does: a layout's `lifetime`).
-    enum Kind: UInt8 {
+    enum Form: UInt8 {
         /// A number of seconds, as a number or a string of digits.
         case seconds
         /// Seconds with the suffix `s` (`"86400s"`, `"3.5s"`), as FCM v1's `android.ttl`.
@@ -22,8 +22,8 @@ package enum Lifetime: Equatable, Sendable {
         case epoch
     }
 
-    /// The lifetime `value` states, read as `kind`.
-    init(_ value: JSONValue, as kind: Kind) {
+    /// The lifetime `value` states, read as `form`.
+    init(_ value: JSONValue, as form: Form) {
         let text: [UInt8]
         switch value.kind {
         case .number: text = Array(value.rawBytes)
@@ -33,7 +33,7 @@ package enum Lifetime: Equatable, Sendable {
             return
         }
         var digits = text[...]
-        if kind == .duration {
+        if form == .duration {
             guard digits.last == UInt8(ascii: "s") else {
                 self = .unlimited
                 return
@@ -42,14 +42,14 @@ package enum Lifetime: Equatable, Sendable {
         }
         // Plain decimal digits with at most one point: no sign, exponent or space.
         let points = digits.count { $0 == UInt8(ascii: ".") }
-        guard !digits.isEmpty, digits.count <= 20, points <= (kind == .epoch ? 0 : 1),
+        guard !digits.isEmpty, digits.count <= 20, points <= (form == .epoch ? 0 : 1),
             digits.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") }),
             let number = Double(String(decoding: digits, as: UTF8.self)), number.isFinite
         else {
             self = .unlimited
             return
         }
-        switch kind {
+        switch form {
         case .seconds, .duration: self = .seconds(number)
         case .epoch: self = number == 0 ? .seconds(0) : .until(Int64(min(number, 1e15)))
         }

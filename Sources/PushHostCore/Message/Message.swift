@@ -87,7 +87,7 @@ package final class Message: @unchecked Sendable {
         borrow(document, source: source)
         normalized = false
         let shape = MessageLayout(root: document.root, members: members, platform: platform)
-        lifetime = shape.lifetime < 0 ? .unlimited : Lifetime(document.root.at(shape.lifetime), as: shape.lifetimeKind)
+        lifetime = shape.lifetime < 0 ? .unlimited : Lifetime(document.root.at(shape.lifetime), as: shape.lifetimeForm)
         let fields = DataFields(shape.data, in: document.root, targetKey: targetKey)
         var rewrite: ActionsRewrite?
         if !shape.notification.isEmpty || fields.actions >= 0 || shape.isAndroidData {

@@ -27,9 +27,9 @@ extension MessageLayout {
     }
 
     /// Where the payload states its lifetime (a tape index, or -1), and how.
-    private mutating func setLifetime(_ index: Int32, _ kind: Lifetime.Kind) {
+    private mutating func setLifetime(_ index: Int32, _ form: Lifetime.Form) {
         lifetime = index
-        lifetimeKind = kind
+        lifetimeForm = form
     }
 
     /// GCM / FCM legacy HTTP: `data`, `notification`, `message_id`,

@@ -74,7 +74,7 @@ struct MessageLayout {
     var isAndroidData = false
     /// Where the payload states its lifetime, or -1, and how (see ``Lifetime``).
     var lifetime: Int32 = -1
-    var lifetimeKind = Lifetime.Kind.seconds
+    var lifetimeForm = Lifetime.Form.seconds
 
     /// The stated priority, else high for a message with a notification (as
     /// FCM and APNs send those) and normal for a data-only one.

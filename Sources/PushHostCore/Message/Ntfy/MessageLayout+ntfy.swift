@@ -32,6 +32,6 @@ extension MessageLayout {
         let isLow = priority.map { $0.kind == .number && ($0.rawBytes.equals("1") || $0.rawBytes.equals("2")) } ?? false
         statedPriority = isLow ? .normal : .high
         lifetime = root.member(named: "expires", kind: .number)?.tapeIndex ?? -1
-        lifetimeKind = .epoch
+        lifetimeForm = .epoch
     }
 }
