@@ -166,4 +166,20 @@ import Testing
         let check = try Command.pushhost(["check", reports[1], expected])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
+
+    /// A source plugin's word on when its transport got a record
+    /// (`submit_record_at`), in the host and in a worker: an hour ago is
+    /// past a time to live of 60 s; a time still to come is taken as now,
+    /// so a time to live of 0 runs out in the data stage's 1.1 s.
+    @Test(arguments: [false, true]) func aPluginSaysWhenItsRecordArrived(isolated: Bool) throws {
+        let scratch = try Scratch()
+        let source = try scratch.plugin("arrivals.so", PluginSource.fixture("arrivals"))
+        let host = try scratch.startHost(
+            ["--plugin", source] + Self.plugins(scratch, waiting: true) + (isolated ? ["--isolate", "all"] : []))
+        let done = eventually(timeout: .seconds(20)) { (try? scratch.reportLines().count) == 3 }
+        try #require(done, "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        let statuses = try scratch.reportLines().map { "\($0["id"] as? String ?? "") \($0["status"] as? String ?? "")" }
+        #expect(statuses == ["hour-old expired", "future expired", "now delivered"], "\(host.stderr)")
+    }
 }
