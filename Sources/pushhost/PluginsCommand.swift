@@ -55,7 +55,7 @@ struct PluginsCommand: ParsableCommand, LoggingCommand {
         isolation.handlerTimeout = handlerTimeout
         isolation.sandbox = sandbox
         isolation.logArguments = try log.workerArguments()
-        let catalog = PluginCatalog(paths: try plugins.pluginFiles.paths(), isolation: isolation, overrides: overrides)
+        let catalog = PluginCatalog.scanning(paths: try plugins.pluginFiles.paths(), isolation: isolation, overrides: overrides)
         if catalog.entries.isEmpty {
             let place = plugins.directories.isEmpty ? "to list" : "in " + plugins.directories.joined(separator: ", ")
             logger.warning("no plugin \(place) (give --plugins DIR, --plugin FILE or --ffi FILE)")

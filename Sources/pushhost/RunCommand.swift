@@ -163,7 +163,7 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         let tokens = try TokenStore(directory: ephemeralState?.path ?? StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
         let host = try Host(
-            catalog: PluginCatalog(paths: plugins.pluginFiles.paths(), isolation: options.isolation, overrides: overrides),
+            catalog: PluginCatalog.scanning(paths: plugins.pluginFiles.paths(), isolation: options.isolation, overrides: overrides),
             spool: spool,
             overrides: overrides,
             skipBadPlugins: skipBadPlugins,

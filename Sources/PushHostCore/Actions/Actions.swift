@@ -26,6 +26,8 @@ final class Actions {
     private let otherNames: [String]
     /// The screen plugin that claims each target.
     private let screenOfTarget: [String: PluginInstance]
+    /// The order of calls across processes.
+    private let scheduler: CallScheduler
     private let journal: CrashJournal
     private let logger: Logger
     /// What `--metrics` counts here, when it is on.
@@ -38,14 +40,15 @@ final class Actions {
     /// are read with `platform` and `targetKey`.
     init(
         plugins: PluginSet, directory: String, storeLimit: Int, storeBytes: Int, retainFor: Double, platform: Platform?, targetKey: String,
-        counted: ActionCounts? = nil, journal: CrashJournal, logger: Logger
+        counted: ActionCounts? = nil, scheduler: CallScheduler, journal: CrashJournal, logger: Logger
     ) throws(SetupError) {
         self.counted = counted
+        self.scheduler = scheduler
         store = try DeliveredStore(
             directory: directory, limit: storeLimit, byteLimit: storeBytes, platform: platform, targetKey: targetKey, counted: counted?.store, logger: logger)
         retained = try RetainedActions(directory: directory, logger: logger)
         self.retainFor = retainFor
-        let others = plugins.instances.filter { $0.descriptor.raw.on_action != nil && !$0.roles.contains(.screen) }
+        let others = plugins.instances.filter { $0.descriptor.handlers.contains(.onAction) && !$0.roles.contains(.screen) }
         self.others = others.map(Handler.init)
         otherNames = others.map(\.name)
         var screenOfTarget: [String: PluginInstance] = [:]
@@ -122,7 +125,7 @@ final class Actions {
         }
         // A crash of one of them (in its worker) is logged; the action still waits for its screen.
         let problems = others.compactMap { call($0, event, message, source: source) }
-        if let target, let screen = screenOfTarget[target], screen.descriptor.raw.on_action != nil {
+        if let target, let screen = screenOfTarget[target], screen.descriptor.handlers.contains(.onAction) {
             retained.append(RetainedAction(event: event, target: target, retainedAt: (Self.now() * 1000).rounded() / 1000, source: source, message: stored))
             return ActionLine(event, target: target, status: .retained, ui: otherNames, source: source)
         }
@@ -143,19 +146,17 @@ final class Actions {
         let position = target.withUTF8 { app.visible.claiming(UnsafeRawBufferPointer($0)) }
         guard let position else { return nil }
         let handler = app.visible.screens[position].handler
-        return (app.visibleNames[position], handler.raw.on_action == nil ? nil : handler)
+        return (app.visibleNames[position], handler.has(.onAction) ? handler : nil)
     }
 
     /// Calls `on_action`; why it failed (an isolated plugin's worker crashed), or nil.
     @discardableResult
     private func call(_ handler: Handler, _ event: ActionEvent, _ message: Message, source: RecordSource) -> String? {
+        scheduler.beforeCall(handler)
         journal.enter(.onAction, plugin: handler.plugin, source: source)
-        event.action.withCString { action in
-            withOptionalCString(event.input) { input in
-                handler.raw.on_action!(handler.state, message.opaque, action, input)
-            }
-        }
+        let ticket = handler.action(message, action: event.action, input: event.input)
         journal.leave()
+        if let ticket { scheduler.await(ticket) }
         return message.takeProblem()
     }
 

@@ -9,24 +9,24 @@ final class AppState {
     private(set) var visibleNames: [String] = []
     private let screens: [String: VisibleScreens.Screen]
     private let tokens: TokenStore
-    private let tokenPlugins: [PluginInstance]
-    /// The order of calls across processes: the isolated token plugins' side.
-    private let order: any CallOrder
+    private let tokenPlugins: [Handler]
+    /// The order of calls across processes.
+    private let scheduler: CallScheduler
     private let journal: CrashJournal
     private let logger: Logger
 
     /// The state at start: in the foreground with the screens `foreground`
     /// names (top first), else in the background.
     init(
-        plugins: PluginSet, order: any CallOrder, tokens: TokenStore, foreground: [String]?, journal: CrashJournal, logger: Logger
+        plugins: PluginSet, scheduler: CallScheduler, tokens: TokenStore, foreground: [String]?, journal: CrashJournal, logger: Logger
     ) throws(SetupError) {
         self.journal = journal
         screens = plugins.screens.mapValues { plugin in
             VisibleScreens.Screen(name: plugin.name, targets: plugin.descriptor.targets, handler: Handler(plugin))
         }
         self.tokens = tokens
-        tokenPlugins = plugins.token
-        self.order = order
+        tokenPlugins = plugins.token.map(Handler.init)
+        self.scheduler = scheduler
         self.logger = logger
         visible = VisibleScreens()
         if let foreground {
@@ -77,20 +77,18 @@ final class AppState {
         }
     }
 
-    /// Gives every token plugin the new token.
+    /// Gives every token plugin the new token, and waits for each call to end.
     private func tell(_ token: String, previous: String?, source: RecordSource) -> EventStatus {
-        order.tokenChanged(to: token)
-        token.withCString { new in
-            withOptionalCString(previous) { previous in
-                for plugin in tokenPlugins {
-                    journal.enter(.onToken, plugin: plugin.index, source: source)
-                    plugin.onToken(new, previous: previous)
-                    journal.leave()
-                }
-            }
+        scheduler.tokenChanged(to: token)
+        for handler in tokenPlugins where handler.has(.onToken) {
+            scheduler.beforeCall(handler)
+            journal.enter(.onToken, plugin: handler.plugin, source: source)
+            let ticket = handler.token(token, previous: previous)
+            journal.leave()
+            if let ticket { scheduler.await(ticket) }
         }
         // A token plugin's worker crashed in on_token: the token is stored, the event failed.
-        if let problem = order.takeProblem() { return .failed(problem) }
+        if let problem = scheduler.takeProblem() { return .failed(problem) }
         return .stored
     }
 

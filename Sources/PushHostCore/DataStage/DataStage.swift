@@ -21,7 +21,7 @@ import Prometheus
 /// stray pointer finds nothing and is ignored with a warning, without being
 /// dereferenced. Nothing is kept for such calls: a message whose deadline
 /// passes loses its handle at once and is let go with its report line.
-final class DataStage {
+final class DataStage: VerdictTaker {
     /// The data plugins' names, in load order.
     let names: [String]
     let inbox = Inbox<Completion>()
@@ -39,11 +39,8 @@ final class DataStage {
     /// Messages waiting for a plugin in the host to `complete`, by their handle's address.
     @exclusivity(unchecked) private var pending: [UInt: InFlight] = [:]
     /// How many messages wait for a verdict: those in `pending`, and those
-    /// an isolated plugin's worker has (its answer names their record).
+    /// a plugin elsewhere has (its verdict comes with their record).
     @exclusivity(unchecked) private(set) var waiting = 0
-    /// Whether each data plugin, in load order, runs in a worker.
-    private let isolated: [Bool]
-    private unowned let workers: Workers
     /// The same, with the deadline each went pending with, in the order
     /// they did: as every deadline is the same time away, the soonest is
     /// first. An entry whose message is no longer pending with that
@@ -64,15 +61,10 @@ final class DataStage {
         self.verdictCells = verdictCells
         self.pendingDurations = pendingDurations
         handlers = Handler.table(plugins.data)
-        isolated = plugins.data.map { $0.worker != nil }
-        workers = plugins.workers
         self.timeout = timeout
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = inbox }
-        plugins.workers.applyVerdict = { [unowned(unsafe) self] address, flight, verdict, plugin, reason in
-            applyAnswer(address, flight, verdict, plugin: plugin, reason: reason)
-        }
     }
 
     deinit {
@@ -89,20 +81,17 @@ final class DataStage {
     /// Calls the data plugins in load order from where the message stands,
     /// until one gives `PH_PENDING` or all have given their verdict.
     func run(_ flight: InFlight) {
-        let message = flight.message.opaque
         while flight.next < handlers.count {
             let handler = handlers[flight.next]
-            let inWorker = isolated[flight.next]
-            if inWorker { workers.flightInCall = flight }
             journal.enter(.onData, plugin: handler.plugin, source: flight.message.source)
-            let verdict = handler.raw.on_data!(handler.state, message)
+            let verdict = handler.data(flight)
             journal.leave()
             if verdict == PH_PENDING {
                 flight.isWaiting = true
                 flight.deadline = MonotonicClock.now() &+ timeoutNanoseconds
                 waiting += 1
-                // A worker's verdict comes back with its record: no lookup.
-                if !inWorker { pending[flight.message.handleAddress] = flight }
+                // A verdict from elsewhere comes back with its record: no lookup.
+                if handler.remote == nil { pending[flight.message.handleAddress] = flight }
                 deadlines.append((flight, flight.deadline))
                 return
             }
@@ -163,22 +152,19 @@ final class DataStage {
         accept(completion.verdict, for: flight, because: completion.reason)
     }
 
-    /// Applies an isolated data plugin's verdict, from its worker's answer,
-    /// on the message whose handle is at `address` in `flight`: taken at
-    /// once when that record still waits for this plugin with that handle
-    /// (the handle changes when its deadline passes), and otherwise as
-    /// `apply` takes a stray `complete`.
-    private func applyAnswer(_ address: UInt, _ record: AnyObject?, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
-        guard let record else { return applyStray(address, verdict, plugin: plugin, reason: reason) }
-        // What `run` named as the record of the call: an InFlight.
-        let flight = unsafeDowncast(record, to: InFlight.self)
-        guard flight.isWaiting, flight.message.handleAddress == address, handlers[flight.next].plugin == plugin else {
-            return applyStray(address, verdict, plugin: plugin, reason: reason)
+    /// A verdict from a data plugin elsewhere (``VerdictTaker``), on the
+    /// message of `flight` whose handle was at `handle`: taken at once when
+    /// that record still waits for this plugin with that handle (the handle
+    /// changes when its deadline passes), and otherwise as `apply` takes a
+    /// stray `complete`.
+    func take(_ verdict: ph_verdict, for flight: InFlight, handle: UInt, plugin: Int32, reason: String?) {
+        guard flight.isWaiting, flight.message.handleAddress == handle, handlers[flight.next].plugin == plugin else {
+            return applyStray(handle, verdict, plugin: plugin, reason: reason)
         }
         accept(verdict, for: flight, because: reason)
     }
 
-    /// An isolated plugin's verdict for a message that no longer waits for it: as a stray `complete`.
+    /// A verdict from elsewhere for a message that no longer waits for it: as a stray `complete`.
     private func applyStray(_ address: UInt, _ verdict: ph_verdict, plugin: Int32, reason: String?) {
         let name = handlers.firstIndex { $0.plugin == plugin }.map { names[$0] } ?? "plugin \(plugin)"
         apply(Completion(address: address, verdict: verdict, plugin: name, reason: reason))
@@ -186,7 +172,7 @@ final class DataStage {
 
     /// The pending message `flight` has its verdict: on with its data stage.
     private func accept(_ verdict: ph_verdict, for flight: InFlight, because reason: String?) {
-        if !isolated[flight.next] { pending[flight.message.handleAddress] = nil }
+        if handlers[flight.next].remote == nil { pending[flight.message.handleAddress] = nil }
         notePending(flight)
         waiting -= 1
         flight.isWaiting = false
@@ -231,7 +217,7 @@ final class DataStage {
     /// Stops waiting for every pending verdict (the host is stopping): a
     /// later `complete` for one of them is ignored.
     func forgetPending() {
-        // A worker's verdict for one of them finds its record no longer waiting.
+        // A verdict from elsewhere for one of them finds its record no longer waiting.
         for (flight, deadline) in deadlines where flight.isWaiting && flight.deadline == deadline {
             flight.isWaiting = false
         }

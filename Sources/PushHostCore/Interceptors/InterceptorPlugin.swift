@@ -11,13 +11,14 @@ final class InterceptorPlugin: @unchecked Sendable {
     /// The plugin's number in load order, as the crash journal names it.
     let index: Int32
     private let state: UnsafeMutableRawPointer?
-    private let intercept: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void
+    /// In the host: its table's functions.
+    private let intercept: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
     private let onOutcome: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer, UnsafePointer<CChar>) -> Void)?
-    /// Tells an isolated interceptor's worker that the host no longer waits for a turn.
-    private let withdraw: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer) -> Void)?
+    /// Elsewhere: where its calls are posted.
+    private let remote: (any RemotePlugin)?
+    let hasOnOutcome: Bool
 
     var name: String { interceptor.name }
-    var hasOnOutcome: Bool { onOutcome != nil }
 
     /// The interceptor `plugin` offers, nil when it offers none; its
     /// `on_outcome` only when the table it offers covers one
@@ -30,14 +31,13 @@ final class InterceptorPlugin: @unchecked Sendable {
         self.inbox = inbox
         index = plugin.index
         state = plugin.state
-        if let worker = plugin.worker {
+        if let remote = plugin.remote {
             // Its worker checked the table as below; each turn is posted there.
-            guard worker.offers & WorkerFrame.offersInterceptor != 0 else { return nil }
-            intercept = { state, chain in Worker.from(state).intercept(chain) }
-            onOutcome = worker.offers & WorkerFrame.offersOutcome == 0 ? nil : { state, message, line in
-                Worker.from(state).outcome(message, line: line)
-            }
-            withdraw = { state, chain in Worker.from(state).withdrawTurn(chain) }
+            guard remote.offers.contains(.interceptor) else { return nil }
+            self.remote = remote
+            intercept = nil
+            onOutcome = nil
+            hasOnOutcome = remote.offers.contains(.outcome)
             return
         }
         guard let offered = plugin.plugInExtension(PH_EXT_INTERCEPTOR) else { return nil }
@@ -47,20 +47,23 @@ final class InterceptorPlugin: @unchecked Sendable {
         }
         self.intercept = intercept
         onOutcome = table.function(\.on_outcome)
-        withdraw = nil
+        hasOnOutcome = onOutcome != nil
+        remote = nil
     }
 
     func call(_ chain: OpaquePointer) {
-        intercept(state, chain)
+        if let remote { return remote.intercept(chain) }
+        intercept!(state, chain)
     }
 
     func tell(_ message: OpaquePointer, line: UnsafePointer<CChar>) {
+        if let remote { return remote.outcome(message, line: line) }
         onOutcome?(state, message, line)
     }
 
-    /// The host no longer waits for the turn under `chain`: an isolated
-    /// interceptor's worker drops it (in the host, the closed chain is enough).
+    /// The host no longer waits for the turn under `chain`: an interceptor
+    /// elsewhere drops it (in the host, the closed chain is enough).
     func withdraw(_ chain: OpaquePointer) {
-        withdraw?(state, chain)
+        remote?.withdrawTurn(chain)
     }
 }

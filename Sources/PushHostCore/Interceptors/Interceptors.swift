@@ -49,7 +49,6 @@ final class Interceptors {
         self.logger = logger
         self.timeout = timeout
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
-        plugins.workers.interception = self
     }
 
     deinit {

@@ -44,10 +44,16 @@ package struct PluginCatalog {
 
     package var refused: [Entry] { entries.filter { $0.refusal != nil } }
 
+    /// Reads the descriptors of plugin files in other processes (in
+    /// workers, behind their walls), one result for each file, in order.
+    typealias Scanner = (_ files: [String], _ isolation: IsolationOptions) -> [Result<PluginDescriptor, PluginRefusal>]
+
     /// Checks each of `paths`, in order; a doubt that refuses nothing (a
     /// plugin in a sticky world-writable directory) is logged to `logger`.
-    package init(
-        paths: [String], isolation: IsolationOptions = IsolationOptions(), overrides: [SettingOverride] = [],
+    /// The files that `isolation` says to read elsewhere are read by `scan`
+    /// (without one, here).
+    init(
+        paths: [String], isolation: IsolationOptions = IsolationOptions(), overrides: [SettingOverride] = [], scan: Scanner? = nil,
         logger: Logger = Logger(label: "pushhost")
     ) {
         self.isolation = isolation
@@ -66,10 +72,10 @@ package struct PluginCatalog {
                 return try SettingsFile.of(plugin: path)
             }))
         }
-        let outside = files.indices.filter { index in
+        let outside = scan == nil ? [] : files.indices.filter { index in
             (try? files[index].settings.get()).map { isolation.scansInWorker(settings: $0, overrides: overrides) } ?? false
         }
-        let scanned = Dictionary(uniqueKeysWithValues: zip(outside, PluginScans.run(outside.map { files[$0].path }, isolation: isolation)))
+        let scanned = Dictionary(uniqueKeysWithValues: zip(outside, scan?(outside.map { files[$0].path }, isolation) ?? []))
 
         var names: [String: String] = [:]
         var claims: [String: String] = [:]

@@ -5,27 +5,27 @@ import Logging
 /// `create` returned, which every handler receives first.
 final class PluginInstance {
     let file: String
-    /// The plugin's descriptor; for an isolated plugin, its worker's proxy.
+    /// The plugin's descriptor; for a plugin elsewhere, as its scan read it.
     private(set) var descriptor: PluginDescriptor
     let context: PluginContext
     let settings: PluginSettings
     let host: UnsafePointer<ph_host>
     /// Its number among the created plugins, in load order.
     let index: Int32
-    /// Its worker, when it runs in one (`--isolate`).
-    private(set) var worker: Worker?
+    /// Where it runs when not in the host (in a worker: `--isolate`).
+    let remote: (any RemotePlugin)?
     private(set) var state: UnsafeMutableRawPointer?
 
     var name: String { descriptor.name }
     var roles: [PluginRole] { descriptor.roles }
 
-    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings, index: Int32, worker: Worker? = nil) {
+    init(file: String, descriptor: PluginDescriptor, context: PluginContext, settings: PluginSettings, index: Int32, remote: (any RemotePlugin)? = nil) {
         self.file = file
         self.index = index
         self.descriptor = descriptor
         self.context = context
         self.settings = settings
-        self.worker = worker
+        self.remote = remote
         self.host = HostTable.make(for: context)
     }
 
@@ -34,12 +34,7 @@ final class PluginInstance {
     /// worker. A plugin created here whose descriptor a scan read is opened
     /// here first, and refused when it says otherwise than its scan.
     func create() throws(PluginRefusal) {
-        if let worker {
-            try worker.start()
-            descriptor.raw = worker.raw
-            state = worker.handlerState
-            return
-        }
+        if let remote { return try remote.start() }
         if descriptor.isScanned { try openHere() }
         if let ffi = descriptor.ffi {
             state = try ffi.start(host: host)
@@ -60,8 +55,8 @@ final class PluginInstance {
     /// its plugin offers.
     func checkDeclaredExtensions() throws(PluginRefusal) {
         guard let declared = descriptor.extensions else { return }
-        for (id, flag) in [(PH_EXT_INTERCEPTOR, WorkerFrame.offersInterceptor), (PH_EXT_SOURCE, WorkerFrame.offersSource)] {
-            let offered = if let worker { worker.offers & flag != 0 } else { plugInExtension(id) != nil }
+        for (id, flag) in [(PH_EXT_INTERCEPTOR, RemoteOffers.interceptor), (PH_EXT_SOURCE, RemoteOffers.source)] {
+            let offered = if let remote { remote.offers.contains(flag) } else { plugInExtension(id) != nil }
             if offered && !declared.contains(id) {
                 destroy()
                 throw .undeclaredExtension(id)
@@ -79,8 +74,13 @@ final class PluginInstance {
         descriptor = opened
     }
 
-    /// Calls `destroy`, once.
+    /// Calls `destroy`, once (elsewhere: and waits for the worker to end,
+    /// `--stop-timeout` at most).
     func destroy() {
+        if let remote {
+            remote.beginStop()
+            return remote.finishStop(by: MonotonicClock.now() &+ UInt64(max(remote.stopTimeout, 1) * 1e9))
+        }
         descriptor.raw.destroy?(state)
         state = nil
     }
@@ -90,7 +90,4 @@ final class PluginInstance {
         descriptor.raw.get_extension?(state, id)
     }
 
-    func onToken(_ token: UnsafePointer<CChar>, previous: UnsafePointer<CChar>?) {
-        descriptor.raw.on_token?(state, token, previous)
-    }
 }

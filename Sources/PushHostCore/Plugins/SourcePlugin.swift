@@ -10,12 +10,12 @@ struct SourcePlugin {
     private let index: Int32
     private let place: Place
 
-    typealias Start = @convention(c) (UnsafeMutableRawPointer?) -> Int32
-    typealias Stop = @convention(c) (UnsafeMutableRawPointer?) -> Void
+    typealias StartFunction = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    typealias StopFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
     private enum Place {
-        case host(state: UnsafeMutableRawPointer?, start: Start, stop: Stop)
-        case worker(Worker)
+        case host(state: UnsafeMutableRawPointer?, start: StartFunction, stop: StopFunction)
+        case elsewhere(any RemotePlugin)
     }
 
     /// The source `plugin` offers, nil when it offers none.
@@ -26,10 +26,10 @@ struct SourcePlugin {
     init?(_ plugin: PluginInstance) throws(SetupError) {
         name = plugin.name
         index = plugin.index
-        if let worker = plugin.worker {
+        if let remote = plugin.remote {
             // Its worker checked the table as below.
-            guard worker.offers & WorkerFrame.offersSource != 0 else { return nil }
-            place = .worker(worker)
+            guard remote.offers.contains(.source) else { return nil }
+            place = .elsewhere(remote)
             return
         }
         guard let offered = plugin.plugInExtension(PH_EXT_SOURCE) else { return nil }
@@ -44,7 +44,7 @@ struct SourcePlugin {
     func start() -> Bool {
         switch place {
         case .host(let state, let start, _): start(state) == 0
-        case .worker(let worker): worker.callSource(.start) == 0
+        case .elsewhere(let remote): remote.callSource(.start) == 0
         }
     }
 
@@ -56,8 +56,7 @@ struct SourcePlugin {
             journal?.enterStop(.stop, plugin: index)
             stop(state)
             journal?.leave()
-        case .worker(let worker): _ = worker.callSource(.stop)
+        case .elsewhere(let remote): _ = remote.callSource(.stop)
         }
     }
-
 }

@@ -42,9 +42,14 @@ package final class Host {
         let report = try Report(destination: options.report, counted: metrics?.reportCounted)
         submissions = PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes)
         ChainAPI.offer()
+        let isolation = Self.isolation(options)
+        let pluginMetrics = metrics?.plugins ?? PluginMetrics()
+        let launcher = WorkerLauncher(
+            isolation: isolation, stateDirectory: tokens.directory, submissions: submissions, metrics: metrics?.workers, pluginMetrics: pluginMetrics,
+            logger: logger)
         plugins = try PluginSet(
-            catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions,
-            isolation: Self.isolation(options), metrics: metrics?.workers, pluginMetrics: metrics?.plugins ?? PluginMetrics(), logger: logger)
+            catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions, isolation: isolation,
+            launcher: launcher, pluginMetrics: pluginMetrics, logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         if let metrics {
             journal.durations = metrics.handlerDurations(for: plugins.instances).observer
@@ -54,17 +59,7 @@ package final class Host {
             logger.warning("no plugin loaded: every message is reported undelivered (give --plugins DIR, --plugin FILE or --ffi FILE)")
         }
         do {
-            let interceptors = try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger)
-            let app = try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
-            let actions = try Actions(
-                plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, storeBytes: options.storeBytes, retainFor: options.retainFor,
-                platform: options.platform, targetKey: options.targetKey, counted: metrics?.actionCounts, journal: journal, logger: logger)
-            pipeline = Pipeline(
-                interceptors: interceptors, dataStage: DataStage(
-                    plugins: plugins, timeout: options.dataTimeout, verdictCells: metrics?.dataVerdicts(of: plugins.data.map(\.name)),
-                    pendingDurations: metrics?.pendingDurations(of: plugins.data.map(\.name)), journal: journal, logger: logger),
-                workers: plugins.workers, route: UIRoute(plugins: plugins, order: plugins.workers.isEmpty ? nil : plugins.workers, journal: journal), app: app, actions: actions, report: report, options: options,
-                logger: logger)
+            pipeline = try Pipeline.make(plugins: plugins, tokens: tokens, report: report, options: options, journal: journal, logger: logger)
         } catch {
             plugins.destroyAll()
             throw error

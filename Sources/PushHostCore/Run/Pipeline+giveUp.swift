@@ -70,7 +70,7 @@ extension Pipeline {
         case .onBackground?:
             taken = .background
             // The background plugins called so far, in load order: the hung one last.
-            let plugins = route.plugins(of: .background, screens: app.visible)
+            let plugins = route.backgroundPlugins
             called = plugins.firstIndex(of: call.plugin).map { Array(plugins[...$0]) } ?? [call.plugin]
         case .onTarget?:
             // The report names the route, not the screen's place.

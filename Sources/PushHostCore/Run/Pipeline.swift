@@ -39,20 +39,22 @@ final class Pipeline: Intake, Awaited {
         case skipped(NtfyEvent)
     }
 
-    /// A message whose UI calls went to a worker: its report line waits
-    /// until the worker answered `call` (and every line behind it waits too).
+    /// A message whose UI calls end later (elsewhere): its report line
+    /// waits for `ticket` (and every line behind it waits too).
     private struct Delivered {
         let flight: InFlight
         let route: Route
         /// The visible screens' names, for a route to a screen.
         let screens: [String]?
-        unowned(unsafe) let worker: Worker?
-        let call: UInt64
+        let ticket: Ticket?
     }
 
     let interceptors: Interceptors
     let dataStage: DataStage
-    let workers: Workers
+    /// The plugins that run elsewhere, nil when all run in the host; and
+    /// the order of calls across processes.
+    let places: (any RemotePlaces)?
+    let scheduler: CallScheduler
     let route: UIRoute
     let app: AppState
     let actions: Actions
@@ -76,7 +78,7 @@ final class Pipeline: Intake, Awaited {
     private(set) var current: InFlight
     @exclusivity(unchecked) private(set) var queue = Deque<Waiting>()
     @exclusivity(unchecked) private var delivered = Deque<Delivered>()
-    /// Records whose line went out after a worker's UI call, kept for the
+    /// Records whose line went out after a UI call elsewhere, kept for the
     /// next messages (each with a fresh handle) instead of being freed.
     @exclusivity(unchecked) private var spare: [InFlight] = []
     /// The message whose data stage or UI stage is under way (not
@@ -84,12 +86,13 @@ final class Pipeline: Intake, Awaited {
     @exclusivity(unchecked) unowned(unsafe) private(set) var underWay: InFlight?
 
     init(
-        interceptors: Interceptors, dataStage: DataStage, workers: Workers, route: UIRoute, app: AppState, actions: Actions, report: Report,
-        options: RunOptions, logger: Logger
+        interceptors: Interceptors, dataStage: DataStage, places: (any RemotePlaces)?, scheduler: CallScheduler, route: UIRoute, app: AppState,
+        actions: Actions, report: Report, options: RunOptions, logger: Logger
     ) {
         self.interceptors = interceptors
         self.dataStage = dataStage
-        self.workers = workers
+        self.places = places
+        self.scheduler = scheduler
         self.route = route
         self.app = app
         self.actions = actions
@@ -112,9 +115,9 @@ final class Pipeline: Intake, Awaited {
     private var deliveredIsEmpty: Bool { delivered.isEmpty }
 
     /// Whether nothing waits: no held message, no pending verdict (a data
-    /// call in a worker is one), no queued record, no UI call under way in a worker.
+    /// call elsewhere is one), no queued record, no UI call under way elsewhere.
     var isIdle: Bool {
-        interceptors.heldCount == 0 && dataStage.waiting == 0 && queueIsEmpty && deliveredIsEmpty && !workers.hasUIUnderWay
+        interceptors.heldCount == 0 && dataStage.waiting == 0 && queueIsEmpty && deliveredIsEmpty && !scheduler.hasUIUnderWay
     }
 
     /// Fewer than `--max-pending` messages are held by interceptors or wait
@@ -129,8 +132,8 @@ final class Pipeline: Intake, Awaited {
     }
 
     /// The records under way: held by interceptors, queued (waiting for a
-    /// data verdict or for those before them), or waiting for a worker's
-    /// UI call; what a source's submissions count against `--max-pending`.
+    /// data verdict or for those before them), or waiting for a UI call
+    /// elsewhere; what a source's submissions count against `--max-pending`.
     var heldCount: Int {
         interceptors.heldCount + queue.count + delivered.count
     }
@@ -172,10 +175,10 @@ final class Pipeline: Intake, Awaited {
                 let error = RecordError(reason: "a host event (the key pushhost) is not taken from here: \(why.reason)")
                 return arrive(.rejected(error, record.source, record.completion))
             }
-            if !queueIsEmpty && !workers.isEmpty {
-                // The messages before it wait for workers' data calls: let those end first.
-                workers.settleAll()
-                takeWorkerEvents()
+            if !queueIsEmpty && scheduler.isOrdered {
+                // The messages before it wait for data calls elsewhere: let those end first.
+                scheduler.settleAll()
+                takeAnswers()
             }
             do {
                 return arrive(.event(try HostEvent(name: root.at(members.pushhost), record: root), record.source, record.completion))
@@ -252,7 +255,7 @@ final class Pipeline: Intake, Awaited {
             if finish(flight) {
                 if isCurrent { flight.recycle() }
             } else if isCurrent {
-                // Its report line waits for a worker: it keeps a copy of its bytes.
+                // Its report line waits for a call elsewhere: it keeps a copy of its bytes.
                 flight.message.detach()
                 current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
             }
@@ -294,22 +297,22 @@ final class Pipeline: Intake, Awaited {
     /// `takeCompletions` and `takeEndings`, for what was posted.
     func takeCompletionsIfAny() {
         if interceptors.inbox.hasItems { takeEndings() }
-        if workers.inbox.hasItems || workers.haveAnswers { takeWorkerEvents() }
+        if let places, places.haveAnswers { takeAnswers() }
         if dataStage.inbox.hasItems { takeCompletions() }
     }
 
-    /// Applies what the workers answered (data verdicts go to the data
-    /// stage's inbox), then writes the report lines that were waiting for them.
-    private func takeWorkerEvents() {
-        workers.takeEvents()
+    /// Applies what the plugins elsewhere answered (data verdicts go to the
+    /// data stage), then writes the report lines that were waiting for them.
+    private func takeAnswers() {
+        places?.takeAnswers()
         drain()
         writeDelivered()
     }
 
-    /// Writes the report lines at the head of `delivered` whose worker calls ended.
+    /// Writes the report lines at the head of `delivered` whose calls ended.
     private func writeDelivered() {
         while !delivered.isEmpty {
-            if let worker = delivered[0].worker, !workers.isReturned(worker, delivered[0].call) { return }
+            if let ticket = delivered[0].ticket, !ticket.hasEnded { return }
             let entry = delivered.removeFirst()
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
             // As many as may wait at once, so that none is made again per message.
@@ -322,10 +325,10 @@ final class Pipeline: Intake, Awaited {
         }
     }
 
-    /// Waits for every UI call under way in a worker, and writes the lines
+    /// Waits for every UI call under way elsewhere, and writes the lines
     /// that waited for them.
     private func settle() {
-        workers.settle()
+        scheduler.settleUI()
         writeDelivered()
     }
 
@@ -338,32 +341,27 @@ final class Pipeline: Intake, Awaited {
     }
 
     /// The stages' inboxes (verdicts that came later, interceptors' turns
-    /// that ended on other threads, workers' ends), workers' wake-ups, and their deadlines
-    /// (held messages, pending verdicts, retained actions, the store's next
-    /// write, a worker's restart).
+    /// that ended on other threads), the answers from elsewhere, and the
+    /// deadlines (held messages, pending verdicts, retained actions, the
+    /// store's next write, a restart elsewhere).
     func addWaits(to waits: inout PollSet) {
         waits.watch(dataStage.inbox.fd) { [unowned self] in takeCompletions() }
         waits.watch(interceptors.inbox.fd) { [unowned self] in takeEndings() }
-        waits.watch(workers.inbox.fd) { [unowned self] in
-            takeWorkerEvents()
-            takeCompletionsIfAny()
-        }
-        workers.addWakes(to: &waits) { [unowned self] in
-            takeWorkerEvents()
+        places?.addWaits(to: &waits) { [unowned self] in
+            takeAnswers()
             takeCompletionsIfAny()
         }
         waits.wake(in: interceptors.millisecondsToNextDeadline())
         waits.wake(in: dataStage.millisecondsToNextDeadline())
         waits.wake(in: actions.millisecondsToNextExpiry())
         waits.wake(in: actions.store.millisecondsToWrite())
-        waits.wake(in: workers.millisecondsToNextRestart())
     }
 
-    /// What a turn of the run loop ends with: the workers' answers taken,
+    /// What a turn of the run loop ends with: the answers from elsewhere taken,
     /// and the deadlines that passed applied (held messages, pending
     /// verdicts, retained actions).
     func endTurn() {
-        takeWorkerEvents()
+        takeAnswers()
         expireDeadlines()
         actions.expire(report: report)
     }
@@ -376,10 +374,10 @@ final class Pipeline: Intake, Awaited {
         actions.deliverRetained(app: app, report: report)
     }
 
-    /// Sends the workers their calls; writes out the buffered report lines,
+    /// Sends the calls posted elsewhere; writes out the buffered report lines,
     /// and the store's lines when due.
     func flush() {
-        workers.flush()
+        places?.flush()
         report.flush()
         actions.store.writeIfDue()
     }
@@ -397,10 +395,10 @@ final class Pipeline: Intake, Awaited {
     /// record whose source can take it again (a spool file, a plugin) learns
     /// `stopped` and has no report line; a line of standard input, which
     /// cannot be read again, is reported failed. Their late `proceed`,
-    /// `stop` and `complete` calls are ignored. A worker still in a call is
-    /// killed, and the call fails.
+    /// `stop` and `complete` calls are ignored. A call still under way
+    /// elsewhere is ended (its worker killed), and it fails.
     func stop() {
-        workers.endCallsUnderWay()
+        places?.endCallsUnderWay()
         settle()
         for (item, by) in interceptors.abandonAll() {
             stopped(item, reason: "the host stopped while the interceptor \(by) held it")
@@ -443,7 +441,7 @@ final class Pipeline: Intake, Awaited {
             _ = finish(flight)
             return
         }
-        // An event may call handlers in the host; none runs beside a worker's UI call.
+        // An event may call handlers in the host; none runs beside a UI call elsewhere.
         settle()
         switch waiting {
         case .message: break
@@ -455,24 +453,23 @@ final class Pipeline: Intake, Awaited {
 
     /// Decides the message's status from its verdicts, runs its UI stage
     /// when they allow it, and writes its report line; false when the line
-    /// waits for a worker's UI call (or for one before it), and the
+    /// waits for a UI call that ends later (or for one before it), and the
     /// message is kept until then.
     private func finish(_ flight: InFlight) -> Bool {
         underWay = flight
         defer { underWay = nil }
         var taken = Route.none
-        var worker: Worker?
-        var call: UInt64 = 0
+        var ticket: Ticket?
         let reachesUI = flight.interception.stop == nil && !flight.anyFailed && !flight.anySuppressed && !hasExpired(flight)
         if reachesUI {
             let visible = app.visible
-            taken = route.deliver(route.plan(flight.message, screens: visible), flight.message, screens: visible)
-            if let posted = workers.takePosted() { (worker, call) = posted }
+            taken = route.plan(flight.message, screens: visible)
+            ticket = route.deliver(taken, flight.message, screens: visible)
         }
         // The screens' names matter to the report only when a screen was called.
         let screens = taken == .background || taken == .none ? nil : app.visibleNames
-        guard deliveredIsEmpty && worker == nil else {
-            delivered.append(Delivered(flight: flight, route: taken, screens: screens, worker: worker, call: call))
+        guard deliveredIsEmpty && ticket == nil else {
+            delivered.append(Delivered(flight: flight, route: taken, screens: screens, ticket: ticket))
             return false
         }
         report(flight, route: taken, screens: screens ?? [])

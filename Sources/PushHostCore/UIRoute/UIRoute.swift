@@ -16,19 +16,15 @@ final class UIRoute {
     /// Each screen's name as the report's JSON array, made the first time it is called.
     @exclusivity(unchecked) private var screenNames: [String: [UInt8]] = [:]
     private let background: UnsafeMutableBufferPointer<Handler>
-    /// The background plugins' numbers, for the order of calls across processes.
-    private let backgroundPlugins: [Int32]
+    /// The background plugins' numbers, in load order.
+    let backgroundPlugins: [Int32]
     private let journal: CrashJournal
-    /// The order of UI calls across processes, when plugins run in workers
-    /// (`isOrdered`: a plain flag, checked on every message, is cheaper than
-    /// the optional existential).
-    private let order: (any CallOrder)?
-    private let isOrdered: Bool
+    /// The order of UI calls across processes.
+    private let scheduler: CallScheduler
 
-    init(plugins: PluginSet, order: (any CallOrder)?, journal: CrashJournal) {
+    init(plugins: PluginSet, scheduler: CallScheduler, journal: CrashJournal) {
         self.journal = journal
-        self.order = order
-        isOrdered = order != nil
+        self.scheduler = scheduler
         backgroundNames = ReportNames.array(plugins.background.map(\.name))
         background = Handler.table(plugins.background)
         backgroundPlugins = plugins.background.map(\.index)
@@ -43,9 +39,9 @@ final class UIRoute {
     static func choose(target: UnsafeRawBufferPointer?, screens: VisibleScreens, hasBackground: Bool) -> Route {
         guard !screens.isEmpty else { return hasBackground ? .background : .none }
         if let position = target.flatMap({ screens.claiming($0) }) {
-            return screens.screens[position].handler.raw.on_target == nil ? .none : .target(screen: position)
+            return screens.screens[position].handler.has(.onTarget) ? .target(screen: position) : .none
         }
-        return screens.screens[0].handler.raw.on_mismatch == nil ? .none : .mismatch
+        return screens.screens[0].handler.has(.onMismatch) ? .mismatch : .none
     }
 
     /// The route for `message`, given the visible `screens`.
@@ -53,43 +49,34 @@ final class UIRoute {
         message.withTarget { Self.choose(target: $0, screens: screens, hasBackground: !background.isEmpty) }
     }
 
-    /// The plugins (by number) whose handlers `route` calls.
-    func plugins(of route: Route, screens: VisibleScreens) -> [Int32] {
+    /// Calls the handlers of `route`, as `plan` chose it, on `message`: the
+    /// ticket of the last call that ends later (elsewhere), if one does;
+    /// the message's report line waits for it.
+    func deliver(_ route: Route, _ message: Message, screens: VisibleScreens) -> Ticket? {
         switch route {
-        case .background: backgroundPlugins
-        case .target(let position): [screens.screens[position].handler.plugin]
-        case .mismatch: [screens.screens[0].handler.plugin]
-        case .none: []
+        case .background:
+            var last: Ticket?
+            // In load order, each after the one before it.
+            for handler in background where handler.has(.onBackground) {
+                last = call(handler, .onBackground, message) ?? last
+            }
+            return last
+        case .target(let position):
+            return call(screens.screens[position].handler, .onTarget, message)
+        case .mismatch:
+            return call(screens.screens[0].handler, .onMismatch, message)
+        case .none:
+            return nil
         }
     }
 
-    /// Calls the handlers of `route`, as `plan` chose it, on `message`.
-    func deliver(_ route: Route, _ message: Message, screens: VisibleScreens) -> Route {
-        if isOrdered, let order, order.hasUIUnderWay { order.beforeRoute(calling: plugins(of: route, screens: screens)) }
-        switch route {
-        case .background:
-            for handler in background {
-                guard let onBackground = handler.raw.on_background else { continue }
-                // In load order: a plugin in the host waits for the one before it in a worker.
-                if isOrdered { order?.beforeCall(ofPlugin: handler.plugin) }
-                journal.enter(.onBackground, plugin: handler.plugin, source: message.source)
-                onBackground(handler.state, message.opaque)
-                journal.leave()
-            }
-        case .target(let position):
-            let screen = screens.screens[position].handler
-            journal.enter(.onTarget, plugin: screen.plugin, source: message.source)
-            screen.raw.on_target!(screen.state, message.opaque)
-            journal.leave()
-        case .mismatch:
-            let top = screens.screens[0].handler
-            journal.enter(.onMismatch, plugin: top.plugin, source: message.source)
-            top.raw.on_mismatch!(top.state, message.opaque)
-            journal.leave()
-        case .none:
-            break
-        }
-        return route
+    @inline(__always)
+    private func call(_ handler: Handler, _ kind: PluginHandler, _ message: Message) -> Ticket? {
+        scheduler.beforeCall(handler)
+        journal.enter(kind, plugin: handler.plugin, source: message.source)
+        let ticket = handler.deliver(kind, message)
+        journal.leave()
+        return ticket
     }
 
     /// The plugins `route` called, as the report's JSON array, given the

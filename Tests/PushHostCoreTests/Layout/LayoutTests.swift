@@ -7,8 +7,8 @@ import Testing
     /// Upstream first: what every stage uses, then the stages in the order a
     /// message travels, then the run that joins them.
     static let order = [
-        "System", "JSON", "Records", "Journal", "Intake", "Message", "State", "Plugins",
-        "Flight", "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Metrics", "Run",
+        "System", "JSON", "Records", "Journal", "Intake", "Message", "State", "Flight", "Plugins", "Port",
+        "Interceptors", "DataStage", "AppState", "UIRoute", "Report", "Actions", "Metrics", "Isolation", "Run",
         // Beside the path: what `pushhost new plugin` writes for plugin authors,
         // and what `pushhost check` holds a report against.
         "Template", "Check",

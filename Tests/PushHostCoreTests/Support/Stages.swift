@@ -7,7 +7,7 @@ struct StageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The stages of one run, built as `Host` builds them but without a host
+/// The stages of one run, built as `Host` builds them (``Pipeline/make``) but without a host
 /// process, a spool or a run loop: the test feeds `pipeline` records
 /// itself, on its own thread (the dispatch thread here), and reads the
 /// report file back.
@@ -35,15 +35,8 @@ final class Stages {
             submissions: PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes), logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         do {
-            pipeline = Pipeline(
-                interceptors: try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
-                dataStage: DataStage(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger),
-                workers: plugins.workers, route: UIRoute(plugins: plugins, order: plugins.workers.isEmpty ? nil : plugins.workers, journal: journal),
-                app: try AppState(plugins: plugins, order: plugins.workers, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger),
-                actions: try Actions(
-                    plugins: plugins, directory: tokens.directory, storeLimit: options.storeLimit, storeBytes: options.storeBytes, retainFor: options.retainFor,
-                    platform: options.platform, targetKey: options.targetKey, journal: journal, logger: logger),
-                report: try Report(destination: reportPath), options: options, logger: logger)
+            pipeline = try Pipeline.make(
+                plugins: plugins, tokens: tokens, report: try Report(destination: reportPath), options: options, journal: journal, logger: logger)
         } catch {
             plugins.destroyAll()
             throw error

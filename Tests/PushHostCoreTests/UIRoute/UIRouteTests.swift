@@ -30,7 +30,7 @@ import Testing
         var raw = ph_plugin()
         if target { raw.on_target = { _, _ in } }
         if mismatch { raw.on_mismatch = { _, _ in } }
-        return VisibleScreens.Screen(name: name, targets: targets, handler: Handler(state: nil, raw: raw, plugin: 0))
+        return VisibleScreens.Screen(name: name, targets: targets, handler: Handler(state: nil, raw: raw, plugin: 0, handlers: PluginHandler.filled(in: raw)))
     }
 
     static let cases: [Case] = [

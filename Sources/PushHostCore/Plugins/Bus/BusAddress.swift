@@ -79,7 +79,7 @@ enum BusAddress {
 
     /// A socket connected to `bus` (close-on-exec), or the `errno` of the
     /// last attempt (ENOENT when its address names no socket).
-    static func connect(_ bus: String) -> Result<Int32, WorkerSpawn.Errno> {
+    static func connect(_ bus: String) -> Result<Int32, Errno> {
         var failure = ENOENT
         for socket in sockets(in: address(of: bus)) {
             switch connect(socket) {
@@ -87,10 +87,10 @@ enum BusAddress {
             case .failure(let error): failure = error.code
             }
         }
-        return .failure(WorkerSpawn.Errno(failure))
+        return .failure(Errno(failure))
     }
 
-    private static func connect(_ socket: Socket) -> Result<Int32, WorkerSpawn.Errno> {
+    private static func connect(_ socket: Socket) -> Result<Int32, Errno> {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes: [UInt8]
@@ -101,19 +101,19 @@ enum BusAddress {
         // A path needs its terminating zero; an abstract name is as long as it is.
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard !bytes.isEmpty, bytes.count < capacity || (bytes.first == 0 && bytes.count <= capacity) else {
-            return .failure(WorkerSpawn.Errno(ENAMETOOLONG))
+            return .failure(Errno(ENAMETOOLONG))
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failure(WorkerSpawn.Errno(errno)) }
+        guard fd >= 0 else { return .failure(Errno(errno)) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
         }
         guard connected == 0 else {
             let failure = errno
             close(fd)
-            return .failure(WorkerSpawn.Errno(failure))
+            return .failure(Errno(failure))
         }
         return .success(fd)
     }

@@ -142,19 +142,3 @@ struct MalformedAnswer: Error, Equatable, CustomStringConvertible {
         self.description = description
     }
 }
-
-/// How an interceptor's turn in a worker ended, as its intercepted frame's number says.
-enum InterceptedEnding: Int32, Sendable {
-    case proceeded
-    case suppressed
-    case failed
-    /// It broke the chain's rules; the reason says how.
-    case broken
-}
-
-/// One `set` an interceptor in a worker made, for the host to make too.
-struct ChainEdit: Equatable, Sendable {
-    let path: String
-    /// The JSON text; nil removes the field.
-    let json: String?
-}

@@ -111,8 +111,8 @@ package final class DryRun {
             }
             outputs.append(output)
             workers.append(Worker(
-                descriptor: entry.plugin.descriptor, plugin: Int32(position), launch: launch, workers: all, submissions: submissions,
-                pluginMetrics: metrics, spawned: spawned, logger: logger))
+                descriptor: entry.plugin.descriptor, launch: launch, workers: all, submissions: submissions, pluginMetrics: metrics, spawned: spawned,
+                logger: logger))
         }
         var created: [PluginInstance] = []
         var refusals: [Int: String] = [:]
@@ -121,7 +121,7 @@ package final class DryRun {
             let instance = PluginInstance(
                 file: entry.file, descriptor: entry.plugin.descriptor,
                 context: PluginContext(name: name, logger: logs[position].logger(label: name), tokens: tokens, submissions: submissions, metrics: metrics),
-                settings: PluginSettings(settings[position]), index: Int32(position), worker: workers[position])
+                settings: PluginSettings(settings[position]), index: Int32(position), remote: workers[position])
             do {
                 try create(instance)
                 created.append(instance)
@@ -132,8 +132,8 @@ package final class DryRun {
                 logger.error("refused plugin \(entry.file): \(error)")
             }
         }
-        created.reversed().filter { $0.worker != nil }.forEach { $0.destroy() }
-        created.reversed().filter { $0.worker == nil }.forEach { $0.destroy() }
+        created.reversed().filter { $0.remote != nil }.forEach { $0.destroy() }
+        created.reversed().filter { $0.remote == nil }.forEach { $0.destroy() }
         var outcomes: [Int: Outcome] = [:]
         for (position, entry) in loadable.enumerated() {
             outputs[position]?.finish(timeout: outputTimeout)
@@ -150,21 +150,11 @@ package final class DryRun {
         try instance.checkDeclaredExtensions()
         do {
             _ = try SourcePlugin(instance)
-            try checkInterceptor(instance)
+            _ = try InterceptorPlugin(instance, inbox: Inbox())
         } catch {
             instance.destroy()
             throw error
         }
-    }
-
-    /// Refuses a plugin created here whose `ph.interceptor/1` table lacks
-    /// `intercept`, in the words of a run's interceptor stage, which refuses
-    /// it so (a worker checks its plugin's table itself).
-    private static func checkInterceptor(_ instance: PluginInstance) throws(SetupError) {
-        guard instance.worker == nil, let offered = instance.plugInExtension(PH_EXT_INTERCEPTOR) else { return }
-        let table = ExtensionTable<ph_interceptor>(offered)
-        guard table.function(\.intercept) == nil else { return }
-        throw SetupError("plugin \(instance.name): its \(PH_EXT_INTERCEPTOR) table (\(table.size) bytes) lacks intercept")
     }
 
     /// What became of the plugin of the catalog's entry `index`; nil for one not created (refused before).

@@ -1,6 +1,6 @@
 import CPushHost
 
-/// The ends of isolated interceptors' turns, as their workers tell them:
+/// The ends of the turns of interceptors elsewhere, as they tell them:
 /// through the chain's own calls, so that an edit or an ending from a
 /// worker is checked as one made in the host is, and one for a turn that
 /// ended already (its deadline passed) changes nothing.

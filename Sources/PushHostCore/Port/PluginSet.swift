@@ -10,8 +10,8 @@ package final class PluginSet {
     let screens: [String: PluginInstance]
     /// The plugins that offer `ph.source/1`, in load order.
     let sources: [SourcePlugin]
-    /// The workers of the isolated plugins.
-    let workers = Workers()
+    /// Every plugin that runs elsewhere, together; nil when all run in the host.
+    let places: (any RemotePlaces)?
 
     /// Loads, checks and creates the plugins in `catalog`.
     ///
@@ -26,11 +26,10 @@ package final class PluginSet {
         tokens: TokenStore,
         submissions: PluginSubmissions,
         isolation: IsolationOptions = IsolationOptions(),
-        metrics: WorkerMetrics? = nil,
+        launcher: (any RemoteLauncher)? = nil,
         pluginMetrics: PluginMetrics = PluginMetrics(),
         logger: Logger
     ) throws(SetupError) {
-        workers.metrics = metrics
         for entry in catalog.refused {
             logger.error("refused plugin \(entry.file): \(entry.refusal!)")
         }
@@ -45,25 +44,18 @@ package final class PluginSet {
             logger.warning("\(problem)")
         }
 
-        // Each plugin's settings, and the isolated ones' workers, all started
-        // at once (a start then takes about as long as the slowest create);
-        // each is awaited in load order below.
+        // Each plugin's settings, and the ones elsewhere started all at once
+        // (a start then takes about as long as the slowest create); each is
+        // awaited in load order below.
         let settings = loadable.map { _, plugin in plugin.settings(with: overrides) }
-        let launches = zip(loadable, settings).map { entry, settings in
-            isolation.isolates(entry.plugin.descriptor.name, settings: settings)
-                ? isolation.launch(file: entry.file, name: entry.plugin.descriptor.name, settings: settings, stateDirectory: tokens.directory) : nil
-        }
-        var spawned = zip(loadable, launches).map { entry, launch in
-            launch.map { Worker.spawn($0, plugin: entry.plugin.descriptor.name, submissions: submissions, metrics: pluginMetrics) }
+        let remotes = zip(loadable, settings).map { entry, settings in
+            launcher.flatMap { launcher in
+                isolation.isolates(entry.plugin.descriptor.name, settings: settings)
+                    ? launcher.launch(file: entry.file, descriptor: entry.plugin.descriptor, settings: settings) : nil
+            }
         }
         var created: [PluginInstance] = []
         for (position, (file, plugin)) in loadable.enumerated() {
-            var worker: Worker?
-            if let launch = launches[position] {
-                worker = Worker(
-                    descriptor: plugin.descriptor, plugin: Int32(created.count), launch: launch, workers: workers,
-                    submissions: submissions, pluginMetrics: pluginMetrics, spawned: spawned[position], logger: logger)
-            }
             let instance = PluginInstance(
                 file: file,
                 descriptor: plugin.descriptor,
@@ -71,24 +63,24 @@ package final class PluginSet {
                     metrics: pluginMetrics),
                 settings: PluginSettings(settings[position]),
                 index: Int32(created.count),
-                worker: worker
+                remote: remotes[position]
             )
-            spawned[position] = nil
             do {
                 try instance.create()
                 try instance.checkDeclaredExtensions()
                 created.append(instance)
-                if let worker = instance.worker { workers.add(worker) }
+                if let remote = instance.remote { launcher?.created(remote, plugin: instance.index) }
             } catch {
                 logger.error("refused plugin \(file): \(error)")
                 if !skipBad {
-                    // The workers started for the plugins after it are not awaited.
-                    for case .success(let process)? in spawned { _ = Worker.killAndWait(process) }
+                    // The plugins started elsewhere after it are not awaited.
+                    remotes[(position + 1)...].forEach { $0.map { launcher?.abandon($0) } }
                     created.reversed().forEach { $0.destroy() }
                     throw SetupError("plugin \(plugin.descriptor.name) could not be created")
                 }
             }
         }
+        places = launcher?.places
         instances = created
         data = created.filter { $0.roles.contains(.data) }
         background = created.filter { $0.roles.contains(.background) }
@@ -107,22 +99,36 @@ package final class PluginSet {
     }
 
     /// Calls every plugin's `destroy`, in reverse load order: first those
-    /// in workers (each worker then ends, by `deadline` at the latest, else
-    /// by `--stop-timeout` from now, at least a second), then those in the
+    /// elsewhere (each then ends, by `deadline` at the latest, else by
+    /// `--stop-timeout` from now, at least a second), then those in the
     /// host, each noted in `journal` as a call under way, for the watchdog.
     package func destroyAll(by deadline: UInt64? = nil, journal: CrashJournal? = nil) {
-        // Every worker is asked at once and waited for against one deadline:
-        // one that hangs in destroy (or lies about its calls) costs the stop
-        // no more than the deadline, however many there are.
-        let workers = instances.reversed().compactMap(\.worker)
-        let stopping = workers.map { ($0, $0.beginStop()) }
-        let by = deadline ?? MonotonicClock.now() &+ UInt64(max(workers.first?.stopTimeout ?? 0, 1) * 1e9)
-        for case let (worker, process?) in stopping { worker.finishStop(process, by: by) }
-        instances.reversed().filter { $0.worker != nil }.forEach { $0.destroy() }
-        for instance in instances.reversed() where instance.worker == nil {
+        // Every one elsewhere is asked at once and waited for against one
+        // deadline: one that hangs in destroy (or lies about its calls)
+        // costs the stop no more than the deadline, however many there are.
+        let remotes = instances.reversed().compactMap(\.remote)
+        remotes.forEach { $0.beginStop() }
+        let by = deadline ?? MonotonicClock.now() &+ UInt64(max(remotes.first?.stopTimeout ?? 0, 1) * 1e9)
+        remotes.forEach { $0.finishStop(by: by) }
+        for instance in instances.reversed() where instance.remote == nil {
             journal?.enterStop(.destroy, plugin: instance.index)
             instance.destroy()
             journal?.leave()
         }
     }
+}
+
+/// Starts the plugins of a set that run elsewhere (in workers), and holds
+/// them together once created.
+protocol RemoteLauncher {
+    /// Begins to start the plugin at `file` elsewhere, with `settings`: its
+    /// remote plugin, whose `start` awaits it. Every one is launched before
+    /// the first is awaited.
+    func launch(file: String, descriptor: PluginDescriptor, settings: [String: String]) -> any RemotePlugin
+    /// `remote`, the plugin numbered `plugin`, was created.
+    func created(_ remote: any RemotePlugin, plugin: Int32)
+    /// Ends `remote`, launched and never awaited (the set was refused).
+    func abandon(_ remote: any RemotePlugin)
+    /// Every plugin created elsewhere; nil when there is none.
+    var places: (any RemotePlaces)? { get }
 }

@@ -5,12 +5,11 @@ import CPushHost
 import DequeModule
 import Logging
 
-/// An isolated plugin, as the host calls it: its handlers post calls to its
-/// worker process (``WorkerProcess``) and return at once; what the worker
-/// answers comes back through ``Workers/takeEvents()`` on the dispatch
-/// thread. A data call answers `PH_PENDING`, and its verdict arrives like
-/// any `complete`; a UI call's end is awaited by the report line of its
-/// message (``Workers/isReturned(_:)``).
+/// An isolated plugin, as the host calls it (``RemotePlugin``): its calls
+/// are posted to its worker process (``WorkerProcess``) and return at once;
+/// what the worker answers comes back through ``Workers/takeAnswers()`` on
+/// the dispatch thread. A data call answers `PH_PENDING`, and its verdict
+/// arrives with its record; any other call's end is its ticket's.
 ///
 /// Calls are answered in the order they were posted, so the first one not
 /// answered is the one under way. When the worker dies, that call fails
@@ -20,7 +19,7 @@ import Logging
 /// backoff (0.1 s, doubling, at most 5 s). A plugin whose worker crashed
 /// more than `--worker-crash-limit` times within `--worker-crash-window` is
 /// disabled: its calls fail from then on, and the host goes on.
-final class Worker {
+final class Worker: RemotePlugin {
     enum Phase {
         case running
         /// Down; started again at this time (monotonic ns).
@@ -38,24 +37,23 @@ final class Worker {
         let handler: PluginHandler
         /// The message's handle (an `intercept`'s: its chain), 0 for a token or source call.
         let address: UInt
-        /// A data call's record, as the data stage named it.
-        let flight: AnyObject?
+        /// A data call's record.
+        let flight: InFlight?
         /// The action and input of `on_action`, the token and previous one of `on_token`.
         let first: String?
         let second: String?
     }
 
     let name: String
-    let plugin: Int32
-    /// The proxy descriptor: the plugin's, its handlers posting to this worker.
-    private(set) var raw: ph_plugin
+    /// Its plugin's number in load order, once created.
+    var plugin: Int32 = -1
     private let launch: WorkerLaunch
     private let workers: Workers
     /// Where the records its plugin submits go, and its metrics.
     private let submissions: PluginSubmissions
     private let pluginMetrics: PluginMetrics
     /// The extensions its plugin offers, as its worker said when it was created.
-    private(set) var offers: Int32 = 0
+    private(set) var offers: RemoteOffers = []
     /// Its first process, started with the other plugins' before any is awaited.
     private var spawned: Result<WorkerProcess, SetupError>?
     /// Whether its source was started and not stopped: a new worker starts it again.
@@ -70,11 +68,11 @@ final class Worker {
     @exclusivity(unchecked) private var calls = Deque<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle and record.
-    @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: AnyObject?)] = [:]
+    @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: InFlight)] = [:]
     /// Interceptor turns whose `intercept` returned and which have not ended, by call id: their chain.
     private var turns: [UInt64: UInt] = [:]
     /// The last call answered (or failed), and the last UI call posted.
-    @exclusivity(unchecked) private(set) var returnedThrough: UInt64 = 0 {
+    @exclusivity(unchecked) private(set) var answeredThrough: UInt64 = 0 {
         didSet { countUIUnderWay() }
     }
     @exclusivity(unchecked) private(set) var lastUI: UInt64 = 0 {
@@ -90,61 +88,21 @@ final class Worker {
     private var crashes: [UInt64] = []
     private var inARow = 0
     private var startedAt: UInt64 = 0
+    /// Its process, asked to end and not waited for yet.
+    private var stopping: WorkerProcess?
 
     init(
-        descriptor: PluginDescriptor, plugin: Int32, launch: WorkerLaunch, workers: Workers, submissions: PluginSubmissions,
-        pluginMetrics: PluginMetrics, spawned: Result<WorkerProcess, SetupError>? = nil, logger: Logger
+        descriptor: PluginDescriptor, launch: WorkerLaunch, workers: Workers, submissions: PluginSubmissions, pluginMetrics: PluginMetrics,
+        spawned: Result<WorkerProcess, SetupError>? = nil, logger: Logger
     ) {
         self.pluginMetrics = pluginMetrics
         self.spawned = spawned
         name = descriptor.name
-        self.plugin = plugin
         self.launch = launch
         self.workers = workers
         self.submissions = submissions
         self.logger = logger
-        raw = Self.proxy(of: descriptor)
     }
-
-    /// A descriptor with a handler for each one the plugin fills in, which
-    /// posts to the worker whose ``Worker`` is `self` (the state). The
-    /// plugin's own descriptor was read by a scan and holds no function.
-    private static func proxy(of descriptor: PluginDescriptor) -> ph_plugin {
-        var raw = ph_plugin()
-        raw.struct_size = UInt32(MemoryLayout<ph_plugin>.size)
-        raw.abi_major = descriptor.abiMajor
-        raw.abi_minor = descriptor.abiMinor
-        raw.destroy = { Worker.from($0).stop() }
-        let handlers = descriptor.handlers
-        if handlers.contains(.onData) {
-            raw.on_data = { state, message in Worker.from(state).callData(message) }
-        }
-        if handlers.contains(.onBackground) { raw.on_background = { Worker.from($0).post(.onBackground, $1) } }
-        if handlers.contains(.onTarget) { raw.on_target = { Worker.from($0).post(.onTarget, $1) } }
-        if handlers.contains(.onMismatch) { raw.on_mismatch = { Worker.from($0).post(.onMismatch, $1) } }
-        if handlers.contains(.onAction) {
-            raw.on_action = { state, message, action, input in
-                let worker = Worker.from(state)
-                worker.post(.onAction, message, String(cString: action), input.map { String(cString: $0) })
-                worker.workers.settle()
-            }
-        }
-        if handlers.contains(.onToken) {
-            raw.on_token = { state, token, previous in
-                let worker = Worker.from(state)
-                worker.post(.onToken, nil, String(cString: token), previous.map { String(cString: $0) })
-                worker.workers.settle()
-            }
-        }
-        return raw
-    }
-
-    static func from(_ state: UnsafeMutableRawPointer?) -> Worker {
-        Unmanaged<Worker>.fromOpaque(state!).takeUnretainedValue()
-    }
-
-    /// The state the proxy's handlers get.
-    var handlerState: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     // MARK: Starting
 
@@ -177,12 +135,12 @@ final class Worker {
             _ = Self.killAndWait(process)
             throw .workerFailed("its worker sent a malformed answer: \(problem)")
         }
-        self.offers = offers
+        self.offers = Self.offers(offers)
         workers.metrics?.started(name, again: startedAt != 0)
         startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
-        process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox, plugin] status in
-            inbox.post(.ended(plugin: plugin, process: generation, status))
+        process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox, worker = ObjectIdentifier(self)] status in
+            inbox.post(.ended(worker: worker, process: generation, status))
         }
         process.results.deliver = { [unowned self] record, result, line in
             recordDone(record, result: result, line: line, of: generation)
@@ -190,6 +148,21 @@ final class Worker {
         self.process = process
         rejected = false
         phase = .running
+    }
+
+    /// The extensions a worker's first frame says its plugin offers.
+    private static func offers(_ flags: Int32) -> RemoteOffers {
+        var offers: RemoteOffers = []
+        if flags & WorkerFrame.offersInterceptor != 0 { offers.insert(.interceptor) }
+        if flags & WorkerFrame.offersOutcome != 0 { offers.insert(.outcome) }
+        if flags & WorkerFrame.offersSource != 0 { offers.insert(.source) }
+        return offers
+    }
+
+    /// Kills its first process, started and never awaited (its plugin set was refused).
+    func abandon() {
+        if case .success(let process)? = spawned { _ = Self.killAndWait(process) }
+        spawned = nil
     }
 
     /// Starts a worker process for `launch`, which serves the plugin named `plugin`.
@@ -217,28 +190,24 @@ final class Worker {
 
     // MARK: Posting
 
-    private func callData(_ message: OpaquePointer) -> ph_verdict {
-        let flight = workers.flightInCall
-        workers.flightInCall = nil
+    func callData(_ flight: InFlight) -> ph_verdict {
         if case .disabled = phase {
-            Message.noteProblem(message, disabledReason)
+            flight.message.notePlainProblem(disabledReason)
             return PH_FAILED
         }
-        enqueue(.onData, address: UInt(bitPattern: UnsafeRawPointer(message)), flight: flight)
+        enqueue(.onData, address: flight.message.handleAddress, flight: flight)
         if out.count >= 1 << 16 { flush() }
         return PH_PENDING
     }
 
-    /// Posts a call (the UI ones return at once; the report waits for them).
-    private func post(_ handler: PluginHandler, _ message: OpaquePointer?, _ first: String? = nil, _ second: String? = nil) {
+    func post(_ handler: PluginHandler, _ message: OpaquePointer?, _ first: String?, _ second: String?) -> UInt64? {
         if case .disabled = phase {
             if let message { Message.noteProblem(message, disabledReason) }
-            return
+            return nil
         }
-        if Self.isOrdered(handler) { workers.settle(except: self) }
         let call = enqueue(handler, address: message.map { UInt(bitPattern: UnsafeRawPointer($0)) } ?? 0, first: first, second: second)
-        if Self.isOrdered(handler) { workers.notePostedUI(self, call: call) }
         if out.count >= 1 << 16 { flush() }
+        return call
     }
 
     /// Whether calls of `handler` keep the host's order across workers (the
@@ -252,7 +221,7 @@ final class Worker {
     /// until the worker says how it ended (``WorkerAnswer/intercepted(call:ending:reason:edits:)``).
     func intercept(_ chain: OpaquePointer) {
         let address = UInt(bitPattern: UnsafeRawPointer(chain))
-        if case .disabled = phase { return workers.interception?.fail(turn: address, reason: disabledReason) ?? () }
+        if case .disabled = phase { return workers.turns?.fail(turn: address, reason: disabledReason) ?? () }
         enqueue(.intercept, address: address)
         if out.count >= 1 << 16 { flush() }
     }
@@ -278,7 +247,7 @@ final class Worker {
     /// Adds a call to those under way, and encodes it for a running worker; its id.
     @discardableResult
     private func enqueue(
-        _ handler: PluginHandler, address: UInt = 0, flight: AnyObject? = nil, first: String? = nil, second: String? = nil
+        _ handler: PluginHandler, address: UInt = 0, flight: InFlight? = nil, first: String? = nil, second: String? = nil
     ) -> UInt64 {
         let call = Call(id: nextID, handler: handler, address: address, flight: flight, first: first, second: second)
         nextID += 1
@@ -296,12 +265,9 @@ final class Worker {
     func callSource(_ handler: PluginHandler) -> Int32 {
         if handler == .stop { sourceStarted = false }
         sourceAnswer = nil
-        post(handler, nil)
+        workers.waitForUICalls(except: self)
+        _ = post(handler, nil, nil, nil)
         workers.settle(self)
-        // Answered: no report line waits for this call, as one would for a
-        // UI call posted (the first record of the source would wait for an
-        // answer that came already, until another came).
-        workers.forgetPosted(self)
         if handler == .start && sourceAnswer == 0 { sourceStarted = true }
         return sourceAnswer ?? -1
     }
@@ -313,7 +279,7 @@ final class Worker {
         WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out) { buffer in
             if call.address != 0 {
                 let message = call.handler == .intercept
-                    ? workers.interception?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
+                    ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
                 let found = Message.withRecord(message) { source, record, normalized in
                     source.appendField(to: &buffer)
                     WorkerFrame.appendField(record, to: &buffer)
@@ -368,22 +334,22 @@ final class Worker {
     }
 
     /// Whether a UI call is still under way.
-    var hasUIUnderWay: Bool { lastUI > returnedThrough }
+    var hasUIUnderWay: Bool { lastUI > answeredThrough }
 
     /// Keeps the count of workers with a UI call under way, which the
     /// dispatch thread asks for before every UI call, without a look at each.
     private func countUIUnderWay() {
-        let busy = lastUI > returnedThrough
+        let busy = lastUI > answeredThrough
         guard busy != countedAsBusy else { return }
         countedAsBusy = busy
-        workers.noteUIUnderWay(busy, in: self)
+        workers.noteUIUnderWay(busy)
     }
 
     // MARK: What comes back
 
     /// Takes the answers its worker put in its ring since the last time,
     /// and applies them in order.
-    func takeAnswers(verdicts: Workers.VerdictTaker) {
+    func takeAnswers(verdicts: Workers.VerdictSink) {
         guard let process, !rejected, !taking else { return }
         taking = true
         defer { taking = false }
@@ -436,7 +402,7 @@ final class Worker {
     /// interceptor's turn that ended. An answer no worker gives (to a call
     /// that is not under way, a verdict for a call not waiting for one)
     /// ends the worker as malformed: false, and nothing after it is taken.
-    private func take(_ answer: WorkerAnswer, from process: WorkerProcess, verdicts: Workers.VerdictTaker) -> Bool {
+    private func take(_ answer: WorkerAnswer, from process: WorkerProcess, verdicts: Workers.VerdictSink) -> Bool {
         switch answer {
         case .returned(let id, let verdict, let problem):
             guard let call = calls.popFirst() else {
@@ -448,21 +414,21 @@ final class Worker {
                 reject(process, "an answer to call \(id), where call \(call.id) is under way")
                 return false
             }
-            returnedThrough = id
+            answeredThrough = id
             if call.handler == .start || call.handler == .stop {
                 tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
             } else if call.handler == .intercept {
                 // PH_PENDING: the turn goes on, in the worker; anything else: it could not begin there.
                 guard verdict == PH_PENDING else {
-                    workers.interception?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker")
+                    workers.turns?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker")
                     return true
                 }
                 turns[call.id] = call.address
             } else if call.handler == .onData {
                 if verdict == PH_PENDING {
-                    pending[call.id] = (call.address, call.flight)
+                    pending[call.id] = (call.address, call.flight!)
                 } else {
-                    verdicts(call.address, call.flight, verdict, plugin, problem)
+                    verdicts(call.flight!, call.address, verdict, plugin, problem)
                 }
             } else if let problem, call.address != 0 {
                 Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
@@ -472,13 +438,13 @@ final class Worker {
                 reject(process, "a verdict for call \(id), which is not waiting for one")
                 return false
             }
-            verdicts(address, flight, verdict, plugin, nil)
+            verdicts(flight, address, verdict, plugin, nil)
         case .intercepted(let id, let ending, let reason, let edits):
             guard let chain = turns.removeValue(forKey: id) else {
                 reject(process, "the end of the interceptor turn of call \(id), which has no turn under way")
                 return false
             }
-            workers.interception?.end(turn: chain, ending, reason: reason, edits: edits)
+            workers.turns?.end(turn: chain, ending, reason: reason, edits: edits)
         case .recycling(let mebibytes):
             guard launch.memoryLimit > 0 else {
                 reject(process, "a recycling frame, with no --worker-memory to be over")
@@ -507,13 +473,13 @@ final class Worker {
 
     /// The oldest call is answered (or failed).
     private func advance() {
-        returnedThrough = calls.removeFirst().id
+        answeredThrough = calls.removeFirst().id
     }
 
     /// The worker ended with wait `status`: fails the call under way and
     /// what it left pending, then restarts it after a backoff, or disables
     /// the plugin, or (at shutdown, or after a recycle) takes note.
-    func ended(_ status: Int32, verdicts: Workers.VerdictTaker) {
+    func ended(_ status: Int32, verdicts: Workers.VerdictSink) {
         let killedFor = process?.killedFor
         // What it did, when it sent something malformed (it was killed for that).
         let malformed = process?.rejection.map { "sent a malformed answer: \($0)" }
@@ -546,11 +512,11 @@ final class Worker {
         }
         let end = malformed == nil ? how : "it sent a malformed answer"
         for (_, (address, flight)) in pending {
-            verdicts(address, flight, PH_FAILED, plugin, "plugin \(name)'s worker ended (\(end)) before it completed the message")
+            verdicts(flight, address, PH_FAILED, plugin, "plugin \(name)'s worker ended (\(end)) before it completed the message")
         }
         pending.removeAll()
         for (_, chain) in turns {
-            workers.interception?.fail(turn: chain, reason: "plugin \(name)'s worker ended (\(end)) before it proceeded or stopped the message")
+            workers.turns?.fail(turn: chain, reason: "plugin \(name)'s worker ended (\(end)) before it proceeded or stopped the message")
         }
         turns.removeAll()
         out.removeAll()
@@ -568,7 +534,7 @@ final class Worker {
     /// Counts a crash of the worker (`what` it did), then starts it again
     /// after a backoff, or disables the plugin past `--worker-crash-limit`,
     /// failing the calls that wait.
-    private func noteCrash(_ what: String, verdicts: Workers.VerdictTaker) {
+    private func noteCrash(_ what: String, verdicts: Workers.VerdictSink) {
         let now = MonotonicClock.now()
         if now &- startedAt > 10_000_000_000 { inARow = 0 }
         inARow += 1
@@ -593,16 +559,16 @@ final class Worker {
         "plugin \(name) is disabled (its worker crashed more than --worker-crash-limit \(launch.crashLimit) times within \(launch.crashWindow)s)"
     }
 
-    private func fail(_ call: Call, _ reason: String, verdicts: Workers.VerdictTaker) {
+    private func fail(_ call: Call, _ reason: String, verdicts: Workers.VerdictSink) {
         // A source's call: -1 (the crash itself is logged).
         if call.handler == .start || call.handler == .stop { return tookSource(call.handler, answer: -1, problem: reason) }
-        if call.handler == .intercept { return workers.interception?.fail(turn: call.address, reason: reason) ?? () }
+        if call.handler == .intercept { return workers.turns?.fail(turn: call.address, reason: reason) ?? () }
         // The crash is logged; the report line it was for is written.
         if call.handler == .onOutcome { return }
         // A token call: its event learns why (the crash itself is logged).
         guard call.address != 0 else { return workers.noteProblem(reason) }
         if call.handler == .onData {
-            verdicts(call.address, call.flight, PH_FAILED, plugin, reason)
+            verdicts(call.flight!, call.address, PH_FAILED, plugin, reason)
         } else {
             Message.noteProblem(OpaquePointer(bitPattern: call.address)!, reason)
         }
@@ -610,12 +576,12 @@ final class Worker {
 
     /// Starts the worker again when its backoff is over, and sends it the
     /// calls that were waiting.
-    func restartIfDue(now: UInt64, verdicts: Workers.VerdictTaker) {
+    func restartIfDue(now: UInt64, verdicts: Workers.VerdictSink) {
         guard case .restarting(let at) = phase, at <= now else { return }
         restart(verdicts: verdicts)
     }
 
-    private func restart(verdicts: Workers.VerdictTaker) {
+    private func restart(verdicts: Workers.VerdictSink) {
         do {
             try start()
         } catch {
@@ -639,42 +605,37 @@ final class Worker {
 
     // MARK: Shutdown
 
-    /// Calls `destroy` in the worker (after the calls sent) and waits for it
-    /// to end, `--stop-timeout` at most. A worker recycling after a call
-    /// calls `destroy` of its own accord: it is waited for alike, so that the
-    /// host's end (its parent-death signal) never cuts its destroy short.
-    func stop() {
-        guard let process = beginStop() else { return }
-        finishStop(process, by: MonotonicClock.now() &+ UInt64(max(launch.stopTimeout, 1) * 1e9))
-    }
-
     /// `--stop-timeout`.
     var stopTimeout: Double { launch.stopTimeout }
 
     /// Asks the worker to destroy its plugin and end (one recycling does of
-    /// its own accord), without waiting: the process to wait for, or nil
-    /// when it was stopped before or has none. The host's stop asks every
-    /// worker first, then waits for all of them against one deadline.
-    func beginStop() -> WorkerProcess? {
+    /// its own accord), without waiting, once. The host's stop asks every
+    /// worker first, then waits for all of them against one deadline
+    /// (``finishStop(by:)``); a worker recycling is waited for alike, so
+    /// that the host's end (its parent-death signal) never cuts its destroy short.
+    func beginStop() {
         let recycling: Bool
         switch phase {
         case .running: recycling = false
         case .recycling: recycling = true
-        default: return nil
+        default: return
         }
-        defer { phase = .stopped }
-        guard let process else { return nil }
-        // Sent while it still counts as running (flush sends to a running worker only).
+        phase = .stopped
+        guard let process else { return }
+        stopping = process
+        // Sent as if it still ran (flush sends to a running worker only).
         if !recycling {
             WorkerFrame.append(.destroy, to: &out)
-            flush()
+            _ = process.write(out.bytes)
+            out.removeAll()
         }
-        return process
     }
 
-    /// Waits for `process` to end until `deadline` (monotonic ns), then
-    /// kills it, whatever its ring or socket claims.
-    func finishStop(_ process: WorkerProcess, by deadline: UInt64) {
+    /// Waits for the worker asked to stop to end until `deadline`
+    /// (monotonic ns), then kills it, whatever its ring or socket claims.
+    func finishStop(by deadline: UInt64) {
+        guard let process = stopping else { return }
+        stopping = nil
         guard process.waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return }
         logger.error("plugin \(name): its worker did not end by the stop's deadline (--stop-timeout \(launch.stopTimeout)s) after destroy; killed")
         process.kill(for: .stopTimeout)

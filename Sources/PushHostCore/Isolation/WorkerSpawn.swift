@@ -132,17 +132,6 @@ enum WorkerSpawn {
         return .failure(Failure(step: String(cString: ph_spawn_step_name(step)), errno: Errno(error), namespaces: namespaces))
     }
 
-    /// An `errno` value, as an error.
-    struct Errno: Error, CustomStringConvertible {
-        let code: Int32
-
-        init(_ code: Int32) {
-            self.code = code
-        }
-
-        var description: String { String(cString: strerror(code)) }
-    }
-
     /// [in the worker] Whether it runs in namespaces of its own (its first
     /// process stands in for it), once ``standInIfFirst()`` ran.
     nonisolated(unsafe) private(set) static var inOwnNamespaces = false
