@@ -2,7 +2,7 @@ import CPushHost
 
 /// `ph.chain/1`: what an interceptor may do with its chain (see ``ChainLink``).
 enum ChainAPI {
-    nonisolated(unsafe) static let table: UnsafeMutablePointer<ph_chain_api> = {
+    nonisolated(unsafe) static let table: UnsafePointer<ph_chain_api> = {
         let table = UnsafeMutablePointer<ph_chain_api>.allocate(capacity: 1)
         table.initialize(to: ph_chain_api(
             struct_size: UInt32(MemoryLayout<ph_chain_api>.size),
@@ -11,11 +11,6 @@ enum ChainAPI {
             proceed: { ChainLink.proceed($0) },
             stop: { ChainLink.stop($0, verdict: $1, reason: $2) }
         ))
-        return table
+        return UnsafePointer(table)
     }()
-
-    /// Offers the table through every plugin's `get_extension`, from now on.
-    static func offer() {
-        HostExtensions.chain = UnsafeRawPointer(table)
-    }
 }

@@ -8,7 +8,7 @@ enum WorkerChains {
     /// The edits of each open turn, by its chain.
     private static let edits = Mutex<[UInt: [ChainEdit]]>([:])
 
-    nonisolated(unsafe) static let table: UnsafeMutablePointer<ph_chain_api> = {
+    nonisolated(unsafe) static let table: UnsafePointer<ph_chain_api> = {
         let table = UnsafeMutablePointer<ph_chain_api>.allocate(capacity: 1)
         table.initialize(to: ph_chain_api(
             struct_size: UInt32(MemoryLayout<ph_chain_api>.size),
@@ -21,13 +21,9 @@ enum WorkerChains {
             proceed: { ChainLink.proceed($0) },
             stop: { ChainLink.stop($0, verdict: $1, reason: $2) }
         ))
-        return table
+        return UnsafePointer(table)
     }()
 
-    /// Offers the table through the plugin's `get_extension`, from now on.
-    static func offer() {
-        HostExtensions.chain = UnsafeRawPointer(table)
-    }
 
     /// A turn begins under `chain`.
     static func begin(_ chain: OpaquePointer) {

@@ -110,12 +110,11 @@ package final class WorkerLoop {
         }
         intake = WorkerIntake()
         turnEndings = Inbox()
-        WorkerChains.offer()
         let forwarder = MetricsForwarder { [intake] in intake.send(frame: $0) }
         metrics = forwarder
         let context = PluginContext(
             name: descriptor.name, logger: Logger(label: descriptor.name), tokens: tokens, submissions: intake,
-            metrics: PluginMetrics { forwarder.declared($0) })
+            metrics: PluginMetrics { forwarder.declared($0) }, chain: WorkerChains.table)
         context.bus = bus
         instance = PluginInstance(file: file, descriptor: descriptor, context: context, settings: PluginSettings(settings), index: 0)
         do {

@@ -39,7 +39,7 @@ enum HostTable {
                     PluginContext.of(host).logger.log(level: Logger.Level(level), "\(String(cString: text))")
                 },
                 current_token: { PluginContext.of($0).tokens.pointer },
-                get_extension: { _, id in HostExtensions.find(id) },
+                get_extension: { host, id in HostExtensions.find(id, for: PluginContext.of(host)) },
                 fail: { host, message, reason in
                     Message.noteProblem(message, "\(PluginContext.of(host).name): \(String(cString: reason))")
                 }
@@ -79,14 +79,11 @@ enum HostExtensions {
         ).rawValue
     }
 
-    /// `ph.chain/1`, once the interceptor stage offers it (before any
-    /// plugin is created; written once, then only read).
-    nonisolated(unsafe) static var chain: UnsafeRawPointer?
-
-    /// The table for `id`, or NULL when the host does not offer it.
-    static func find(_ id: UnsafePointer<CChar>) -> UnsafeRawPointer? {
+    /// The table for `id` that the plugin of `context` gets, or NULL when
+    /// the host does not offer it.
+    static func find(_ id: UnsafePointer<CChar>, for context: PluginContext) -> UnsafeRawPointer? {
         if strcmp(id, PH_EXT_INTAKE) == 0 { return UnsafeRawPointer(intake) }
-        if strcmp(id, PH_EXT_CHAIN) == 0 { return chain }
+        if strcmp(id, PH_EXT_CHAIN) == 0 { return UnsafeRawPointer(context.chain) }
         if strcmp(id, PH_EXT_STATE) == 0 { return UnsafeRawPointer(PluginStateFolder.table) }
         if strcmp(id, PH_EXT_METRICS) == 0 { return UnsafeRawPointer(PluginMetricsTable.table) }
         if strcmp(id, PH_EXT_BUS) == 0 { return UnsafeRawPointer(BusAccess.table) }

@@ -33,8 +33,14 @@ final class PluginContext: @unchecked Sendable {
     nonisolated(unsafe) var creating = false
     /// How its `ph.bus/1` connects: set once by a worker's loop before `create`.
     nonisolated(unsafe) var bus = BusAccess.direct
+    /// The `ph.chain/1` table it gets: the interceptor stage's in a run,
+    /// a worker's in a worker, the dry run's in a dry run.
+    let chain: UnsafePointer<ph_chain_api>
 
-    init(name: String, logger: Logger, tokens: TokenStore, submissions: any RecordSubmitter, metrics: PluginMetrics) {
+    init(
+        name: String, logger: Logger, tokens: TokenStore, submissions: any RecordSubmitter, metrics: PluginMetrics, chain: UnsafePointer<ph_chain_api>
+    ) {
+        self.chain = chain
         self.name = name
         self.logger = logger
         self.tokens = tokens

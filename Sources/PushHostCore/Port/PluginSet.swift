@@ -1,3 +1,4 @@
+import CPushHost
 import Logging
 
 /// The created plugins of one run, in load order, and who plays which role.
@@ -13,7 +14,8 @@ package final class PluginSet {
     /// Every plugin that runs elsewhere, together; nil when all run in the host.
     let places: (any RemotePlaces)?
 
-    /// Loads, checks and creates the plugins in `catalog`.
+    /// Loads, checks and creates the plugins in `catalog`, each offered
+    /// `chain` as its `ph.chain/1`.
     ///
     /// A refused plugin is logged with its file and reason; unless
     /// `skipBad` is set, any refusal is a setup error, raised before any
@@ -28,6 +30,7 @@ package final class PluginSet {
         isolation: IsolationOptions = IsolationOptions(),
         launcher: (any RemoteLauncher)? = nil,
         pluginMetrics: PluginMetrics = PluginMetrics(),
+        chain: UnsafePointer<ph_chain_api>,
         logger: Logger
     ) throws(SetupError) {
         for entry in catalog.refused {
@@ -60,7 +63,7 @@ package final class PluginSet {
                 file: file,
                 descriptor: plugin.descriptor,
                 context: PluginContext(name: plugin.descriptor.name, logger: Logger(label: plugin.descriptor.name), tokens: tokens, submissions: submissions,
-                    metrics: pluginMetrics),
+                    metrics: pluginMetrics, chain: chain),
                 settings: PluginSettings(settings[position]),
                 index: Int32(created.count),
                 remote: remotes[position]

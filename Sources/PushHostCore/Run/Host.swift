@@ -41,7 +41,6 @@ package final class Host {
         let metrics = options.metrics
         let report = try Report(destination: options.report, counted: metrics?.reportCounted)
         submissions = PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes)
-        ChainAPI.offer()
         let isolation = Self.isolation(options)
         let pluginMetrics = metrics?.plugins ?? PluginMetrics()
         let launcher = WorkerLauncher(
@@ -49,7 +48,7 @@ package final class Host {
             logger: logger)
         plugins = try PluginSet(
             catalog: catalog, overrides: overrides, skipBad: skipBadPlugins, tokens: tokens, submissions: submissions, isolation: isolation,
-            launcher: launcher, pluginMetrics: pluginMetrics, logger: logger)
+            launcher: launcher, pluginMetrics: pluginMetrics, chain: ChainAPI.table, logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         if let metrics {
             journal.durations = metrics.handlerDurations(for: plugins.instances).observer

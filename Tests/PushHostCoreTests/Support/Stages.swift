@@ -29,10 +29,10 @@ final class Stages {
         let logger = Logger(label: "pushhost")
         let tokens = try TokenStore(directory: folder.path + "/state", logger: logger)
         let journal = try CrashJournal(path: nil)
-        ChainAPI.offer()
         plugins = try PluginSet(
             catalog: PluginCatalog(paths: paths), overrides: [], skipBad: false, tokens: tokens,
-            submissions: PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes), logger: logger)
+            submissions: PluginSubmissions(limit: options.maxPending, maxBytes: options.maxBytes), chain: ChainAPI.table,
+            logger: logger)
         journal.name(plugins: plugins.instances.map(\.name))
         do {
             pipeline = try Pipeline.make(

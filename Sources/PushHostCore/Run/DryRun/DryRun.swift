@@ -56,7 +56,6 @@ package final class DryRun {
         // Nothing a plugin submits is taken.
         let submissions = PluginSubmissions(limit: 1, maxBytes: 1)
         submissions.close()
-        DryRunChains.offer()
         let listing = Self.setOutputAside()
         defer { Self.restoreOutput(listing) }
         outcomes = try Self.createAndDestroy(catalog, stateDirectory: state.path, tokens: tokens, submissions: submissions, logger: logger)
@@ -120,7 +119,8 @@ package final class DryRun {
             let name = entry.plugin.descriptor.name
             let instance = PluginInstance(
                 file: entry.file, descriptor: entry.plugin.descriptor,
-                context: PluginContext(name: name, logger: logs[position].logger(label: name), tokens: tokens, submissions: submissions, metrics: metrics),
+                context: PluginContext(name: name, logger: logs[position].logger(label: name), tokens: tokens, submissions: submissions, metrics: metrics,
+                    chain: DryRunChains.table),
                 settings: PluginSettings(settings[position]), index: Int32(position), remote: workers[position])
             do {
                 try create(instance)

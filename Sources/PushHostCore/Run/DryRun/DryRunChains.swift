@@ -6,7 +6,7 @@ import CPushHost
 /// for a chain that is not open: `message` an empty message, `set` -1,
 /// `proceed` and `stop` nothing.
 enum DryRunChains {
-    nonisolated(unsafe) static let table: UnsafeMutablePointer<ph_chain_api> = {
+    nonisolated(unsafe) static let table: UnsafePointer<ph_chain_api> = {
         let table = UnsafeMutablePointer<ph_chain_api>.allocate(capacity: 1)
         table.initialize(to: ph_chain_api(
             struct_size: UInt32(MemoryLayout<ph_chain_api>.size),
@@ -15,11 +15,6 @@ enum DryRunChains {
             proceed: { _ in },
             stop: { _, _, _ in }
         ))
-        return table
+        return UnsafePointer(table)
     }()
-
-    /// Offers the table through every plugin's `get_extension`, from now on.
-    static func offer() {
-        HostExtensions.chain = UnsafeRawPointer(table)
-    }
 }
