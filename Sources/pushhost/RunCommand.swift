@@ -171,12 +171,17 @@ struct RunCommand: ParsableCommand, LoggingCommand {
             options: options,
             logger: logger
         )
-        defer { host.shutdown() }
-        setupSignals?.handOver()
-        if isatty(0) == 1 {
-            logger.notice("reading messages from standard input, which is a terminal: one JSON object per line, Ctrl-D to end (or pipe a file in: pushhost run ... < messages.ndjson)")
+        do {
+            defer { host.shutdown() }
+            setupSignals?.handOver()
+            if isatty(0) == 1 {
+                logger.notice("reading messages from standard input, which is a terminal: one JSON object per line, Ctrl-D to end (or pipe a file in: pushhost run ... < messages.ndjson)")
+            }
+            try host.run()
         }
-        try host.run()
+        if host.gaveUpAtStop {
+            throw ExitCode(Host.gaveUpStatus)
+        }
         if strict && (host.rejectedCount > 0 || host.failedCount > 0) {
             throw ExitCode(3)
         }

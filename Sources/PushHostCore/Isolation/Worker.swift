@@ -325,12 +325,14 @@ final class Worker: RemotePlugin {
     var hasCallUnderWay: Bool { !calls.isEmpty }
 
     /// Kills the worker when it began a call that has not returned, as a
-    /// stop's `--stop-timeout` ran out: the call fails
-    /// (``ended(_:verdicts:)``) and the stop does not wait for
+    /// stop's `--stop-timeout` ran out: the call is given up
+    /// (``ended(_:verdicts:)``), and the stop does not wait for
     /// `--handler-timeout`. Calls it has not begun go to the next worker.
-    func endCallUnderWay() {
-        guard let call = calls.first, let process, call.id <= process.ring.lastBegun else { return }
+    /// True when it was killed so.
+    func endCallUnderWay() -> Bool {
+        guard let call = calls.first, let process, call.id <= process.ring.lastBegun else { return false }
         process.kill(for: .stopTimeout)
+        return true
     }
 
     /// Whether a UI call is still under way.
@@ -507,7 +509,12 @@ final class Worker: RemotePlugin {
                 case (nil, nil) where (status & 0x7f) != 0: "plugin \(name) crashed in \(handler): \(how)"
                 case (nil, nil): "plugin \(name)'s worker exited in \(handler) (\(how))"
                 }
-            fail(call, reason, verdicts: verdicts)
+            if killedFor == .stopTimeout && malformed == nil, call.address != 0, Self.isOrdered(call.handler) {
+                // Given up at the stop, as a handler in the host would be: its record ends as at a stop.
+                Message.noteGivenUp(OpaquePointer(bitPattern: call.address)!, reason)
+            } else {
+                fail(call, reason, verdicts: verdicts)
+            }
             advance()
         }
         let end = malformed == nil ? how : "it sent a malformed answer"
@@ -633,13 +640,14 @@ final class Worker: RemotePlugin {
 
     /// Waits for the worker asked to stop to end until `deadline`
     /// (monotonic ns), then kills it, whatever its ring or socket claims.
-    func finishStop(by deadline: UInt64) {
-        guard let process = stopping else { return }
+    func finishStop(by deadline: UInt64) -> Bool {
+        guard let process = stopping else { return false }
         stopping = nil
-        guard process.waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return }
+        guard process.waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return false }
         logger.error("plugin \(name): its worker did not end by the stop's deadline (--stop-timeout \(launch.stopTimeout)s) after destroy; killed")
         process.kill(for: .stopTimeout)
         _ = process.waitForEnd(timeout: 5)
+        return true
     }
 
     /// `SIGSEGV`, or `exit status 3`.

@@ -97,8 +97,8 @@ final class Workers: RemotePlaces {
         wait { !all.contains { $0 !== except && $0.hasUIUnderWay } }
     }
 
-    func endCallsUnderWay() {
-        for worker in all { worker.endCallUnderWay() }
+    func endCallsUnderWay() -> Bool {
+        all.reduce(false) { $1.endCallUnderWay() || $0 }
     }
 
     func waitForAllCalls() {

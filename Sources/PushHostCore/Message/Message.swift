@@ -255,6 +255,7 @@ package final class Message: @unchecked Sendable {
         input = nil
         tape = nil
         if problem != nil { problem = nil }
+        if isGivenUp { isGivenUp = false }
     }
 
     /// The bytes the message reads: the record, or its normalized rewrite;
@@ -357,6 +358,19 @@ package final class Message: @unchecked Sendable {
     /// Notes `problem` on this message (see `noteProblem`), from the thread that loads it.
     func notePlainProblem(_ problem: String) {
         self.problem = self.problem.map { $0 + "; " + problem } ?? problem
+    }
+
+    /// Whether a stop gave up the handler call it was in (elsewhere than in
+    /// the host): its record then ends as at a stop, `problem` saying why.
+    private(set) var isGivenUp = false
+
+    /// Notes that a stop gave up the handler call on the message at `opaque`, and why.
+    static func noteGivenUp(_ opaque: OpaquePointer, _ problem: String) {
+        _ = handOut(opaque) { message, _ in
+            message.notePlainProblem(problem)
+            message.isGivenUp = true
+            return nil
+        }
     }
 
     static func noteProblem(_ opaque: OpaquePointer, _ problem: String) {

@@ -79,7 +79,8 @@ final class PluginInstance {
     func destroy() {
         if let remote {
             remote.beginStop()
-            return remote.finishStop(by: MonotonicClock.now() &+ UInt64(max(remote.stopTimeout, 1) * 1e9))
+            _ = remote.finishStop(by: MonotonicClock.now() &+ UInt64(max(remote.stopTimeout, 1) * 1e9))
+            return
         }
         descriptor.raw.destroy?(state)
         state = nil

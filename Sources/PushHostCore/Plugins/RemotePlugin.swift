@@ -34,8 +34,9 @@ protocol RemotePlugin: AnyObject {
 
     /// Asks it to destroy its plugin and end, without waiting.
     func beginStop()
-    /// Waits for it to end until `deadline` (monotonic ns), then kills it.
-    func finishStop(by deadline: UInt64)
+    /// Waits for it to end until `deadline` (monotonic ns), then kills it:
+    /// true when it had to (its plugin was still in `destroy`).
+    func finishStop(by deadline: UInt64) -> Bool
     /// `--stop-timeout`.
     var stopTimeout: Double { get }
 }

@@ -105,19 +105,23 @@ package final class PluginSet {
     /// elsewhere (each then ends, by `deadline` at the latest, else by
     /// `--stop-timeout` from now, at least a second), then those in the
     /// host, each noted in `journal` as a call under way, for the watchdog.
-    package func destroyAll(by deadline: UInt64? = nil, journal: CrashJournal? = nil) {
+    /// True when one elsewhere was still in `destroy` at the deadline, and
+    /// was killed.
+    @discardableResult
+    package func destroyAll(by deadline: UInt64? = nil, journal: CrashJournal? = nil) -> Bool {
         // Every one elsewhere is asked at once and waited for against one
         // deadline: one that hangs in destroy (or lies about its calls)
         // costs the stop no more than the deadline, however many there are.
         let remotes = instances.reversed().compactMap(\.remote)
         remotes.forEach { $0.beginStop() }
         let by = deadline ?? MonotonicClock.now() &+ UInt64(max(remotes.first?.stopTimeout ?? 0, 1) * 1e9)
-        remotes.forEach { $0.finishStop(by: by) }
+        let killed = remotes.reduce(false) { $1.finishStop(by: by) || $0 }
         for instance in instances.reversed() where instance.remote == nil {
             journal?.enterStop(.destroy, plugin: instance.index)
             instance.destroy()
             journal?.leave()
         }
+        return killed
     }
 }
 

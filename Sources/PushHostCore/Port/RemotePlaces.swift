@@ -27,8 +27,9 @@ protocol RemotePlaces: AnyObject {
     /// Sends what was posted, and waits until every call posted ended
     /// (data calls included).
     func waitForAllCalls()
-    /// At a stop's deadline: ends every call under way (it fails).
-    func endCallsUnderWay()
+    /// At a stop's deadline: ends every call under way; true when one was.
+    /// A UI call so ended gives its message up (``Message/isGivenUp``).
+    func endCallsUnderWay() -> Bool
 
     /// The token changed: their `current_token` answers it.
     func tokenChanged(to token: String)

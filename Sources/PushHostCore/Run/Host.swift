@@ -204,6 +204,17 @@ package final class Host {
         stopSources()
         let signalled = ShutdownSignal.firstAt.load(ordering: .relaxed)
         let deadline = signalled == 0 ? nil : max(signalled &+ UInt64(options.stopTimeout * 1e9), MonotonicClock.now() &+ 250_000_000)
-        plugins.destroyAll(by: deadline, journal: journal)
+        let killed = plugins.destroyAll(by: deadline, journal: journal)
+        if killed || pipeline.gaveUpAtStop {
+            gaveUpAtStop = true
+            logger.error("stopping: a plugin's handler was given up at the stop's deadline (--stop-timeout \(options.stopTimeout)s); the host exits with status \(Watchdog.exitStatus)")
+        }
     }
+
+    /// Whether the stop gave up a handler still in its call (elsewhere: its
+    /// worker killed): the run then ends with status 4, as when a handler in
+    /// the host is given up.
+    package private(set) var gaveUpAtStop = false
+    /// The exit status of a run that gave up a handler.
+    package static let gaveUpStatus = Watchdog.exitStatus
 }

@@ -78,6 +78,9 @@ final class Pipeline: Intake, Awaited {
     private(set) var current: InFlight
     @exclusivity(unchecked) private(set) var queue = Deque<Waiting>()
     @exclusivity(unchecked) private var delivered = Deque<Delivered>()
+    /// Whether a stop gave up a handler still in its call (the host then
+    /// exits with status 4, as when it gives one up in the host).
+    private(set) var gaveUpAtStop = false
     /// Records whose line went out after a UI call elsewhere, kept for the
     /// next messages (each with a fresh handle) instead of being freed.
     @exclusivity(unchecked) private var spare: [InFlight] = []
@@ -314,6 +317,11 @@ final class Pipeline: Intake, Awaited {
         while !delivered.isEmpty {
             if let ticket = delivered[0].ticket, !ticket.hasEnded { return }
             let entry = delivered.removeFirst()
+            if entry.flight.message.isGivenUp {
+                // A stop gave its UI call up: it ends as at a stop.
+                stopped(entry.flight, reason: entry.flight.message.takeProblem() ?? "", route: entry.route, screens: entry.screens ?? [])
+                continue
+            }
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
             // As many as may wait at once, so that none is made again per message.
             if spare.count < max(64, maxPending) {
@@ -395,10 +403,11 @@ final class Pipeline: Intake, Awaited {
     /// record whose source can take it again (a spool file, a plugin) learns
     /// `stopped` and has no report line; a line of standard input, which
     /// cannot be read again, is reported failed. Their late `proceed`,
-    /// `stop` and `complete` calls are ignored. A call still under way
-    /// elsewhere is ended (its worker killed), and it fails.
+    /// `stop` and `complete` calls are ignored. A handler still in its call
+    /// elsewhere is given up as one in the host would be: its call is ended
+    /// (its worker killed), and its record ends as at a stop (``gaveUpAtStop``).
     func stop() {
-        places?.endCallsUnderWay()
+        if places?.endCallsUnderWay() == true { gaveUpAtStop = true }
         settle()
         for (item, by) in interceptors.abandonAll() {
             stopped(item, reason: "the host stopped while the interceptor \(by) held it")
@@ -414,14 +423,18 @@ final class Pipeline: Intake, Awaited {
         settle()
     }
 
-    private func stopped(_ flight: InFlight, reason: String) {
+    /// A record the stop ends: one its source can take again learns
+    /// `stopped`, a line of standard input is reported failed (with the
+    /// route its UI stage had taken, if it began).
+    private func stopped(_ flight: InFlight, reason: String, route taken: Route = .none, screens: [String] = []) {
         if let completion = flight.completion {
             completion(RecordOutcome(result: .stopped, problem: reason, line: []))
             return
         }
-        metrics?.message(flight.message.sourceKind, .failed, route: .none)
+        metrics?.message(flight.message.sourceKind, .failed, route: taken)
         write(flight, result: .retry) {
-            MessageLine(flight: flight, status: .failed, route: .none, names: reportNames, ui: ReportNames.none, problem: reason)
+            MessageLine(
+                flight: flight, status: .failed, route: taken, names: reportNames, ui: route.called(on: taken, screens: screens), problem: reason)
         }
     }
 

@@ -59,27 +59,70 @@ import Testing
             error: "plugin faulty did not return from on_data within --handler-timeout 1.0s (the host exited with status 4)")
     }
 
-    /// A stop whose `--stop-timeout` ran out while the handler was under way.
-    @Test(arguments: ["on_data", "on_background"])
-    func theHungRecordGetsItsLineAfterStopTimeout(_ handler: String) throws {
+    /// A stop whose `--stop-timeout` ran out while the handler was under
+    /// way means one thing wherever the plugin runs: the handler is given
+    /// up, the record under way is reported failed (standard input cannot
+    /// give it again) with the plugin and the handler named, and the host
+    /// exits with status 4. In the host the thread is lost, and so is the
+    /// rest of the run; in a worker the worker is killed, and the records
+    /// behind go on in a new one.
+    @Test(arguments: [false, true], ["on_data", "on_background"])
+    func theHungRecordGetsItsLineAfterStopTimeout(isolated: Bool, _ handler: String) throws {
         let scratch = try Scratch()
         let input = Pipe()
+        let roles: Set<ProbeRole> = handler == "on_data" ? [.data, .background] : [.background]
         let host = try HostProcess(
             ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--handler-timeout", "600", "--stop-timeout", "1"]
-                + Self.plugins(scratch, hanging: handler),
+                + (isolated ? ["--isolate", "all"] : []) + scratch.worker(roles),
             errorPath: scratch.file("stderr.log"), input: input)
         defer { try? input.fileHandleForWriting.close() }
         input.fileHandleForWriting.write(Data(Self.input.utf8))
-        #expect(eventually(timeout: .seconds(20)) { scratch.faultyCalls.contains("\(handler) b") }, "\(host.stderr)")
+        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().map(\.call).contains("\(handler) b") }, "\(host.stderr)")
         host.send(SIGTERM)
         #expect(host.waitForExit() == .status(4), "\(host.stderr)")
-        #expect(host.stderr.contains("stopping: plugin faulty is still in \(handler) on standard input, line 2 after"), "\(host.stderr)")
         let report = try scratch.reportLines()
-        #expect(report.map { $0["id"] as? String } == ["a", "b"], "\(report)")
+        #expect(report.prefix(2).map { $0["id"] as? String } == ["a", "b"], "\(report)")
         #expect(report.first?["status"] as? String == "delivered")
-        Self.expectHung(
-            report.last, handler: handler,
-            error: "plugin faulty was still in \(handler) when --stop-timeout 1.0s ran out (the host exited with status 4)")
+        let hung = report.count > 1 ? report[1] : nil
+        #expect(hung?["status"] as? String == "failed")
+        if handler == "on_background" {
+            #expect(hung?["route"] as? String == "background")
+            #expect(hung?["ui"] as? [String] == ["worker"])
+        }
+        let error = switch (isolated, handler) {
+        case (false, _): "plugin worker was still in \(handler) when --stop-timeout 1.0s ran out (the host exited with status 4)"
+        case (true, "on_data"): "the host stopped before its data stage ended"
+        case (true, _): "plugin worker was still in \(handler) when --stop-timeout 1.0s ran out (its worker was killed)"
+        }
+        #expect(hung?["error"] as? String == error, "\(report)")
+        if isolated {
+            // The host goes on with c in a new worker, as a stop does with a record whose data stage ended.
+            #expect(report.map { $0["id"] as? String } == ["a", "b", "c"], "\(report)")
+            #expect(report.last?["status"] as? String == (handler == "on_data" ? "failed" : "delivered"), "\(report)")
+            #expect(host.stderr.contains("plugin worker was killed when --stop-timeout 1.0s ran out in \(handler)"), "\(host.stderr)")
+            #expect(host.stderr.contains("stopping: a plugin's handler was given up at the stop's deadline (--stop-timeout 1.0s); the host exits with status 4"))
+        } else {
+            #expect(report.count == 2, "\(report)")
+            #expect(host.stderr.contains("stopping: plugin worker is still in \(handler) on standard input, line 2 after"), "\(host.stderr)")
+        }
+    }
+
+    /// A spool file whose handler a stop gave up stays in new/ for the next
+    /// start, wherever the plugin runs: no line now, status 4.
+    @Test(arguments: [false, true])
+    func aSpoolRecordGivenUpAtAStopStaysForTheNextStart(isolated: Bool) throws {
+        let scratch = try Scratch()
+        let spool = scratch.spool
+        let host = try scratch.startWatching(
+            try scratch.worker([.background]) + ["--handler-timeout", "600", "--stop-timeout", "1"] + (isolated ? ["--isolate", "all"] : []))
+        try spool.drop("fine", #"{"message_id":"f","data":{}}"#)
+        #expect(eventually(timeout: .seconds(20)) { spool.names("cur") == ["fine"] }, "\(host.stderr)")
+        try spool.drop("stuck", #"{"message_id":"s","data":{"fault":"hang"}}"#)
+        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().map(\.call).contains("on_background s") }, "\(host.stderr)")
+        #expect(host.stop() == .status(4), "\(host.stderr)")
+        #expect(try scratch.reportLines().map { $0["id"] as? String } == ["f"])
+        #expect(spool.names("new") == ["stuck"])
+        #expect(spool.names("failed").isEmpty)
     }
 
     /// A line waiting for a data verdict before the hung one gets its line
@@ -138,38 +181,5 @@ import Testing
         #expect(run.statuses == ["delivered", "failed", "delivered"])
         #expect(run.line("b")?["data"] as? [[String: String]] == [["plugin": "worker", "verdict": "failed"]])
         #expect(run.line("b")?["error"] as? String == "plugin worker did not return from on_data within --handler-timeout 1.0s (its worker was killed)")
-    }
-
-    /// The same with a stop under way: when `--stop-timeout` runs out, the
-    /// worker still in its call is killed (not after `--handler-timeout`,
-    /// here 600 s), the host exits 0, and every record read has its line: a
-    /// hung `on_data`'s is failed as at any stop (its data stage did not
-    /// end), a hung `on_background`'s (a UI call the stop waits for) says
-    /// the worker was killed.
-    @Test(arguments: ["on_data", "on_background"])
-    func anIsolatedHungHandlerDuringAStop(_ handler: String) throws {
-        let scratch = try Scratch()
-        let input = Pipe()
-        let roles: Set<ProbeRole> = handler == "on_data" ? [.data, .background] : [.background]
-        let host = try HostProcess(
-            ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--handler-timeout", "600", "--stop-timeout", "1",
-             "--isolate", "all"] + scratch.worker(roles),
-            errorPath: scratch.file("stderr.log"), input: input)
-        defer { try? input.fileHandleForWriting.close() }
-        input.fileHandleForWriting.write(Data(Self.input.utf8))
-        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().map(\.call).contains("\(handler) b") }, "\(host.stderr)")
-        host.send(SIGTERM)
-        #expect(host.waitForExit() == .status(0), "\(host.stderr)")
-        let report = try scratch.reportLines()
-        #expect(report.map { $0["id"] as? String } == ["a", "b", "c"], "\(report)")
-        // c's data stage had ended (no data plugin) when the stop came: it
-        // goes on to its UI stage, in the worker started again.
-        let last = handler == "on_data" ? "failed" : "delivered"
-        #expect(report.map { $0["status"] as? String } == ["delivered", "failed", last], "\(report)")
-        let error = handler == "on_data"
-            ? "the host stopped before its data stage ended"
-            : "plugin worker was still in on_background when --stop-timeout 1.0s ran out (its worker was killed)"
-        #expect(report[1]["error"] as? String == error, "\(report)")
-        #expect(host.stderr.contains("was killed when --stop-timeout 1.0s ran out in \(handler)"), "\(host.stderr)")
     }
 }
