@@ -13,7 +13,8 @@ extension IsolationOptions {
         return WorkerLaunch(
             executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments), walled: sandbox != .off,
             bus: sandbox == .off ? nil : (try? SandboxGrants(settings: settings))?.bus, settings: settings, handlerTimeout: handlerTimeout,
-            stopTimeout: stopTimeout, crashLimit: crashLimit, crashWindow: crashWindow, memoryLimit: memoryLimit)
+            stopTimeout: stopTimeout, crashLimit: crashLimit, crashWindow: crashWindow, memoryLimit: memoryLimit,
+            largestFrame: 2 * maxBytes + (1 << 16))
     }
 
     /// This binary's path.

@@ -171,8 +171,8 @@ final class Worker: RemotePlugin {
     ) -> Result<WorkerProcess, SetupError> {
         Result { () throws(SetupError) in
             try WorkerProcess(
-                executable: launch.executable, arguments: launch.arguments, walled: launch.walled, bus: launch.bus, settings: launch.settings, plugin: plugin, submissions: submissions,
-                metrics: metrics)
+                executable: launch.executable, arguments: launch.arguments, walled: launch.walled, bus: launch.bus, settings: launch.settings,
+                largestFrame: launch.largestFrame, plugin: plugin, submissions: submissions, metrics: metrics)
         }
     }
 
@@ -313,12 +313,12 @@ final class Worker: RemotePlugin {
         WorkerFrame.append(.token, to: &out) { WorkerFrame.appendField(token, to: &$0) }
     }
 
-    /// Sends what was posted.
+    /// Sends what was posted, as far as its call ring has room (the rest
+    /// waits for the next flush: the worker wakes the host when it made room).
     func flush() {
         guard !out.isEmpty, let process else { return }
         if case .stopped = phase { return }
-        _ = process.write(out.bytes)
-        out.removeAll()
+        process.send(&out)
     }
 
     /// Whether a call is still under way (a pending verdict is not a call).
@@ -633,8 +633,7 @@ final class Worker: RemotePlugin {
         // Sent as if it still ran (flush sends to a running worker only).
         if !recycling {
             WorkerFrame.append(.destroy, to: &out)
-            _ = process.write(out.bytes)
-            out.removeAll()
+            process.send(&out)
         }
     }
 

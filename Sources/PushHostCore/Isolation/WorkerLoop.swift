@@ -174,26 +174,49 @@ package final class WorkerLoop {
         WorkerFrame.append(.ready, number: offers, to: &out)
         send(out.bytes)
         out.removeAll()
-        // The host is trusted with its frames' sizes: any size a batch needs.
-        var reader = FrameReader(limit: Int(Int32.max))
+        // While calls come, it only looks at its ring; with none, it asks
+        // the host for a wake-up and sleeps until one, a `complete` or the
+        // end of a held turn comes.
         while true {
+            let served = ring.takeCalls { serve(batch: $0) }
+            // The host waits for room for more calls.
+            if served && ring.takeRoomRequest() { wake() }
+            if completions.hasItems { takeCompletions() }
+            if turnEndings.hasItems { takeTurnEndings() }
+            flush()
+            if served || ring.requestCallWake() { continue }
             var watched = [
                 pollfd(fd: Self.channel, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: completions.fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: turnEndings.fd, events: Int16(POLLIN), revents: 0),
             ]
             guard poll(&watched, 3, -1) >= 0 || errno == EINTR else { end() }
-            if completions.hasItems { takeCompletions() }
-            if turnEndings.hasItems { takeTurnEndings() }
-            guard watched[0].revents != 0 else { continue }
-            switch reader.read(from: Self.channel, { serve($0) }) {
-            case .read: break
-            case .ended: end()
-            case .malformed:
+            if watched[0].revents != 0 { takeWakes() }
+        }
+    }
+
+    /// Serves the frames of a batch the host put in the call ring (whole
+    /// frames: the host is trusted with them).
+    private func serve(batch: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < batch.count {
+            guard case .frame(let frame, let size) = WorkerFrame.read(UnsafeRawBufferPointer(rebasing: batch[offset...])) else {
                 logger.error("worker of plugin \(instance.name): a malformed frame from the host; ending")
                 end()
             }
-            flush()
+            serve(frame)
+            offset += size
+        }
+    }
+
+    /// Reads the host's wake-ups; exits when the host is gone.
+    private func takeWakes() {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while true {
+            let count = withUnsafeMutableBytes(of: &bytes) { recv(Self.channel, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return }
+            if count == 0 { end() }
         }
     }
 

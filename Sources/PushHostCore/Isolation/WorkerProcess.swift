@@ -4,16 +4,17 @@ import Glibc
 import Synchronization
 
 /// One worker process as the host sees it: `pushhost worker`, started from
-/// this very binary with one end of a socket pair as its fd 3 (the calls
-/// go there, in batches), its answer ring as fd 4 (``WorkerRing``) and
-/// the end of another socket pair as fd 5 (its plugin's records,
-/// ``IntakeRelay``), and a thread that watches its calls against
+/// this very binary with one end of a socket pair as its fd 3, its rings
+/// as fd 4 (``WorkerRing``: the calls go into one, its answers come in the
+/// other) and the end of another socket pair as fd 5 (its plugin's
+/// records, ``IntakeRelay``), and a thread that watches its calls against
 /// `--handler-timeout` and learns how it ended. Its answers are taken from
 /// its ring by the dispatch thread (``Worker/takeAnswers(verdicts:)``).
 ///
-/// Its socket carries nothing but its first frame (``WorkerFrame/FrameKind/ready``)
-/// and then wake-ups (``wake``). Whatever it sends that a worker does not
-/// (``MalformedAnswer``) ends it: ``reject(_:)``.
+/// Its socket carries its first frame (``WorkerFrame/FrameKind/ready``),
+/// and then only wake-ups (``wake``) each way, when one side sleeps.
+/// Whatever it sends that a worker does not (``MalformedAnswer``) ends it:
+/// ``reject(_:)``.
 final class WorkerProcess: @unchecked Sendable {
     /// The byte a worker sends on its socket when it put answers in its ring.
     static let wake: UInt8 = 1
@@ -69,14 +70,17 @@ final class WorkerProcess: @unchecked Sendable {
     /// which keeps them too). The Swift runtime's backtracer is off in it:
     /// its crash is the host's to report.
     init(
-        executable: String, arguments: [String], walled: Bool, bus: String? = nil, settings: [String: String] = [:], plugin: String, submissions: PluginSubmissions, metrics: PluginMetrics,
+        executable: String, arguments: [String], walled: Bool, bus: String? = nil, settings: [String: String] = [:], largestFrame: Int, plugin: String,
+        submissions: PluginSubmissions, metrics: PluginMetrics,
         output: WorkerOutput? = nil
     ) throws(SetupError) {
         let lines: WorkerOutput
         if let output { lines = output } else { lines = try WorkerOutput(plugin: plugin) }
         self.output = lines
         defer { lines.handed() }
-        guard let ring = WorkerRing() else { throw SetupError("cannot make a worker's answer ring: \(String(cString: strerror(errno)))") }
+        guard let ring = WorkerRing(largestFrame: largestFrame) else {
+            throw SetupError("cannot make a worker's rings: \(String(cString: strerror(errno)))")
+        }
         self.ring = ring
         var pair: [Int32] = [0, 0]
         var intake: [Int32] = [0, 0]
@@ -209,10 +213,24 @@ final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    /// Writes all of `bytes`, blocking while the worker's socket is full;
-    /// false when the worker is gone.
-    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        sendAll(socket, bytes)
+    /// Puts the frames `out` holds into its call ring, as many as fit (the
+    /// rest stay in `out`), and wakes the worker when it sleeps. Never
+    /// waits: a worker that claims to be behind keeps its calls waiting
+    /// (and `--handler-timeout` ends it), one whose ring is malformed is ended.
+    func send(_ out: inout ByteBuffer) {
+        let taken: Int
+        do {
+            taken = try ring.putCalls(out.bytes)
+        } catch {
+            return reject(error)
+        }
+        guard taken > 0 else { return }
+        if taken == out.count { out.removeAll() } else { out.removeFirst(taken) }
+        if ring.takeCallWakeRequest() {
+            // A full socket holds wake-ups the worker has not read: one more changes nothing.
+            var byte = Self.wake
+            _ = Glibc.send(socket, &byte, 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+        }
     }
 
     /// Notes a posted call; the clock of a worker that had nothing to do starts now.

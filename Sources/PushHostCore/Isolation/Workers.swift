@@ -27,6 +27,8 @@ struct WorkerLaunch {
     let crashWindow: Double
     /// MiB; 0 for no limit.
     let memoryLimit: Int
+    /// The largest frame a call may take (its record's bytes, and more): its call ring holds two.
+    let largestFrame: Int
 }
 
 /// What a worker's watcher thread posts to the dispatch thread.

@@ -19,6 +19,8 @@ package struct IsolationOptions: Sendable {
     package var platform: Platform?
     package var targetKey = ""
     package var handlerTimeout = 30.0
+    /// `--max-bytes`: the largest record, which bounds a call's frame.
+    package var maxBytes = 65536
     package var stopTimeout = 5.0
     /// `--sandbox`: the walls around each worker.
     package var sandbox = SandboxMode.on

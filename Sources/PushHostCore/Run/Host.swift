@@ -77,6 +77,7 @@ package final class Host {
         var isolation = options.isolation
         isolation.handlerTimeout = options.handlerTimeout
         isolation.stopTimeout = options.stopTimeout
+        isolation.maxBytes = options.maxBytes
         isolation.platform = options.platform
         isolation.targetKey = options.targetKey
         return isolation

@@ -112,7 +112,7 @@ import Glibc
 
     @Test func theWritePositionIsCheckedBeforeAnyCopy() {
         var random = SeededGenerator(seed: 11)
-        let capacity = UInt64(WorkerRing.capacity)
+        let capacity = UInt64(WorkerRing.smallestCapacity)
         let edges: [(UInt64, UInt64)] = [(0, 0), (0, capacity), (0, capacity + 1), (5, 4), (.max, capacity - 1), (.max - 3, 2), (10, .max)]
         let randomPairs = (0..<3000).map { _ in
             let taken = UInt64.random(in: 0...UInt64.max, using: &random)
@@ -120,7 +120,7 @@ import Glibc
         }
         for (taken, written) in edges + randomPairs {
             let ahead = written &- taken
-            if let count = try? WorkerRing.span(from: taken, to: written) {
+            if let count = try? WorkerRing.span(from: taken, to: written, capacity: WorkerRing.smallestCapacity) {
                 #expect(UInt64(count) == ahead && ahead <= capacity)
             } else {
                 #expect(ahead > capacity)
@@ -130,7 +130,7 @@ import Glibc
 
     /// The crash: a worker whose write position is garbage.
     @Test func aGarbageWritePositionIsMalformed() throws {
-        let ring = try #require(WorkerRing())
+        let ring = try #require(WorkerRing(largestFrame: 0))
         Self.poke(0x9B8F_0DD3_7A11_4C2B, at: 0, of: ring)
         let error = #expect(throws: MalformedAnswer.self) { try ring.take() }
         #expect(error?.description.hasPrefix("its ring's write position is ") == true, "\(String(describing: error))")
@@ -138,7 +138,7 @@ import Glibc
 
     /// The shared read position is the worker's to see, not the host's to trust.
     @Test func theHostKeepsItsOwnReadPosition() throws {
-        let ring = try #require(WorkerRing())
+        let ring = try #require(WorkerRing(largestFrame: 0))
         let worker = try #require(WorkerRing(fd: dup(ring.fd)))
         let first = Self.encode(Self.good[2])
         first.withUnsafeBytes { worker.put($0) {} }
@@ -149,10 +149,46 @@ import Glibc
 
     /// Its size is sealed: no worker shrinks it under the host's mapping.
     @Test func theRingCannotBeResized() throws {
-        let ring = try #require(WorkerRing())
+        let ring = try #require(WorkerRing(largestFrame: 0))
         #expect(ftruncate(ring.fd, 0) != 0)
         #expect(ftruncate(ring.fd, off_t(8 << 20)) != 0)
         #expect(try ring.take() == nil)
+    }
+
+    /// The host writes its calls into the worker's ring without waiting:
+    /// whole frames that fit, the rest kept for later; a worker's plugin that
+    /// scribbles on the call ring's read position gets its ring read as
+    /// full, or refused, and never has the host write past what it read.
+    @Test func aScribbledCallRingNeverHasTheHostWritePastWhatWasRead() throws {
+        var random = SeededGenerator(seed: 23)
+        let ring = try #require(WorkerRing(largestFrame: 0))
+        let worker = try #require(WorkerRing(fd: dup(ring.fd)))
+        var frame = ByteBuffer(capacity: 256)
+        [UInt8](repeating: 7, count: 100).withUnsafeBytes { payload in WorkerFrame.append(.call, handler: 2, call: 1, to: &frame) { $0.write(payload) } }
+        var batch = ByteBuffer(capacity: 1 << 16)
+        for _ in 0..<500 { batch.write(frame.bytes) }
+        var sent = 0
+        var refused = 0
+        for round in 0..<400 {
+            if round % 3 == 2 {
+                Self.poke(UInt64.random(in: 0...UInt64.max, using: &random), at: ring.callsOffset + 64, of: ring)
+            }
+            do {
+                let taken = try ring.putCalls(batch.bytes)
+                #expect(taken % frame.count == 0 && taken <= batch.count)
+                sent += taken
+            } catch {
+                refused += 1
+                #expect(error.description.hasPrefix("its call ring's read position "), "\(error)")
+            }
+            // What the worker takes is whole frames, as the host wrote them, unless its read position was scribbled on.
+            _ = worker.takeCalls { bytes in
+                guard round % 3 != 2 else { return }
+                #expect(bytes.count % frame.count == 0)
+                #expect(bytes.prefix(frame.count).elementsEqual(frame.bytes))
+            }
+        }
+        #expect(sent > 0 && refused > 0)
     }
 
     /// A worker that writes good batches while its plugin scribbles on the
@@ -163,19 +199,19 @@ import Glibc
         var random = SeededGenerator(seed: 17)
         var verdicts = Verdicts()
         var refused = 0
-        var ring = try #require(WorkerRing())
+        var ring = try #require(WorkerRing(largestFrame: 0))
         var worker = try #require(WorkerRing(fd: dup(ring.fd)))
         for _ in 0..<1500 {
             let batch = Self.encode(Self.good[Int.random(in: 1..<Self.good.count, using: &random)])
             batch.withUnsafeBytes { worker.put($0) {} }
             var scribbled = Bool.random(using: &random)
             if scribbled {
-                let offset = [0, 0, 64, 4096, 4096 + Int.random(in: 0...WorkerRing.capacity - 8, using: &random)][Int.random(in: 0..<5, using: &random)]
+                let offset = [0, 0, 64, 4096, 4096 + Int.random(in: 0...WorkerRing.smallestCapacity - 8, using: &random)][Int.random(in: 0..<5, using: &random)]
                 Self.poke(UInt64.random(in: 0...UInt64.max, using: &random), at: offset, of: ring)
             }
             do {
                 let bytes = try ring.take() ?? []
-                #expect(bytes.count <= WorkerRing.capacity)
+                #expect(bytes.count <= WorkerRing.smallestCapacity)
                 verdicts.check(bytes)
                 scribbled = scribbled || bytes != batch
             } catch {
@@ -184,7 +220,7 @@ import Glibc
                 scribbled = true
             }
             if scribbled {
-                ring = try #require(WorkerRing())
+                ring = try #require(WorkerRing(largestFrame: 0))
                 worker = try #require(WorkerRing(fd: dup(ring.fd)))
             }
         }

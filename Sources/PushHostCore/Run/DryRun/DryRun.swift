@@ -105,7 +105,8 @@ package final class DryRun {
             let output = try WorkerOutput(plugin: name, log: logs[position])
             let spawned = Result { () throws(SetupError) in
                 try WorkerProcess(
-                    executable: launch.executable, arguments: launch.arguments, walled: launch.walled, bus: launch.bus, settings: launch.settings, plugin: name, submissions: submissions, metrics: metrics,
+                    executable: launch.executable, arguments: launch.arguments, walled: launch.walled, bus: launch.bus, settings: launch.settings,
+                    largestFrame: launch.largestFrame, plugin: name, submissions: submissions, metrics: metrics,
                     output: output)
             }
             outputs.append(output)
