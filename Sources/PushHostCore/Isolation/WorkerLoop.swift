@@ -404,7 +404,8 @@ package final class WorkerLoop {
         }
         ring.put(out.bytes) { wake() }
         out.removeAll()
-        unannounced = true
+        // A host asleep learns of it now: the next call may never return.
+        if ring.takeWakeRequest() { wake() }
     }
 
     private func takeCompletions() {
