@@ -59,9 +59,61 @@ let package = Package(
         .target(name: "CSandbox"),
         // --metrics: the time-stamp counter that handlers' durations are read from.
         .target(name: "CTicks"),
+        // The lower layers, one target each, so that what a layer may use is
+        // written here and a wrong import fails the build. Each target's first
+        // file (Sources/<Target>/<Target>.swift) says what it holds.
+        .target(
+            name: "PushHostSystem",
+            dependencies: [
+                "CTicks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .target(
+            name: "PushHostJSON",
+            dependencies: ["PushHostSystem", "CJSONScan"]
+        ),
+        .target(
+            name: "PushHostRecords",
+            dependencies: [
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                "CTicks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .target(
+            name: "PushHostIntake",
+            dependencies: [
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "PushHostMessage",
+            dependencies: ["PushHostRecords", "PushHostJSON", "PushHostSystem"]
+        ),
+        .target(
+            name: "PushHostCheck",
+            dependencies: ["PushHostJSON", "PushHostSystem"]
+        ),
         .target(
             name: "PushHostCore",
             dependencies: [
+                "PushHostSystem",
+                "PushHostJSON",
+                "PushHostRecords",
+                "PushHostIntake",
+                "PushHostMessage",
+                "PushHostCheck",
                 .product(name: "CPushHost", package: "sdk"),
                 "CJSONScan",
                 "CSandbox",
@@ -96,7 +148,17 @@ let package = Package(
         ),
         .testTarget(
             name: "PushHostCoreTests",
-            dependencies: ["PushHostCore", .product(name: "CPushHost", package: "sdk"), "CTicks"]
+            dependencies: [
+                "PushHostCore",
+                "PushHostSystem",
+                "PushHostJSON",
+                "PushHostRecords",
+                "PushHostIntake",
+                "PushHostMessage",
+                "PushHostCheck",
+                .product(name: "CPushHost", package: "sdk"),
+                "CTicks",
+            ]
         ),
         .testTarget(
             name: "PushHostIntegrationTests",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PushHostCheck
 import PushHostCore
 
 /// `pushhost check`: a report against the lines expected of it.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostSystem
 
 /// The log flags every command takes.
 struct LogOptions: ParsableArguments {

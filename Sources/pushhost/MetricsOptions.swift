@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import PushHostCore
 import PushHostMetricsServer
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc

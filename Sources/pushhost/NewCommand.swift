@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushHostCore
+import PushHostSystem
 
 /// `pushhost new`: starting points for plugin authors.
 struct NewCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostSystem
 
 /// `pushhost plugins`: what would load, and what would be refused and why;
 /// with `--check`, a dry run that creates and destroys each plugin.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushHostCore
+import PushHostSystem
 
 /// `pushhost`: the root command; `run` is the default.
 struct PushHostCommand: ParsableCommand {

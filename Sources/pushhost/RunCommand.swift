@@ -1,6 +1,10 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostIntake
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushHostCore
+import PushHostIntake
 
 /// `pushhost send`: drop a payload into a spool directory, durably.
 struct SendCommand: ParsableCommand, LoggingCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostMessage
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,10 @@ import Glibc
 #endif
 import CPushHost
 import Logging
+import PushHostJSON
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// Where action events go (docs/running.md, actions): the message acted on is found
 /// in the delivered store, checked for the action, and the action routed:

@@ -2,6 +2,10 @@
 import Glibc
 #endif
 import Logging
+import PushHostJSON
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// The messages the host delivered, kept in the state directory so that an
 /// action event finds its message, across restarts too (docs/running.md, actions).

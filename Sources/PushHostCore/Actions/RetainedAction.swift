@@ -1,3 +1,6 @@
+import PushHostJSON
+import PushHostRecords
+
 /// An action waiting for its screen.
 struct RetainedAction {
     let event: ActionEvent

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Logging
+import PushHostJSON
+import PushHostSystem
 
 /// The actions waiting for their screen (docs/running.md, actions), in the order
 /// they were taken in, kept in `STATE/retained.ndjson` (mode 0600) so a

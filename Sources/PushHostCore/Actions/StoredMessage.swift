@@ -1,3 +1,7 @@
+import PushHostJSON
+import PushHostRecords
+import PushHostMessage
+
 /// A delivered message as the store keeps it (one line of
 /// ``DeliveredStore``): its id, its source, and its record as it came, with
 /// the flags it was read under, or as the host rewrote it (normalized).

@@ -1,4 +1,6 @@
 import Logging
+import PushHostRecords
+import PushHostSystem
 
 /// What the app shows and holds, changed by host events: the visible
 /// screens (none: the app is in the background) and the current token

@@ -1,3 +1,5 @@
+import PushHostRecords
+
 /// What a host event did, as the report says it.
 enum EventStatus {
     /// A foreground or background event changed the visible screens.

@@ -5,6 +5,9 @@ import CPushHost
 import DequeModule
 import Logging
 import Prometheus
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// The data stage: every data plugin, in load order, gives its verdict on a
 /// message before any UI handler sees it (docs/running.md, dispatch).

@@ -1,3 +1,6 @@
+import PushHostRecords
+import PushHostMessage
+
 /// A message between arrival and its report line: where it stands among the
 /// interceptors and in its data stage, what the data plugins gave as
 /// verdicts, and who learns the result.

@@ -3,6 +3,8 @@ import Glibc
 #endif
 import CPushHost
 import Logging
+import PushHostMessage
+import PushHostSystem
 import Synchronization
 
 /// One interceptor's turn with one message: what the `ph_chain *` it gets

@@ -1,4 +1,5 @@
 import Logging
+import PushHostSystem
 import Synchronization
 
 /// An interceptor as a chain's slot remembers it once its turn ended: its

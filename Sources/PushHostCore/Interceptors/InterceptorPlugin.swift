@@ -1,5 +1,6 @@
 import CPushHost
 import Logging
+import PushHostSystem
 
 /// A plugin that offers `ph.interceptor/1`: its handlers, and what its
 /// chains' calls need from any thread (its name, its log, where a turn

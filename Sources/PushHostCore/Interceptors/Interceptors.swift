@@ -4,6 +4,9 @@ import Glibc
 import CPushHost
 import DequeModule
 import Logging
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// The interceptor stage, between the intake and the data stage
 /// (docs/plugins.md, interceptors): the plugins that offer `ph.interceptor/1`, in load order,

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Prometheus
+import PushHostRecords
+import PushHostSystem
 import Synchronization
 
 /// What `--metrics` counts (the README lists every metric; docs/running.md, metrics and health), kept in

@@ -3,6 +3,10 @@ import Glibc
 #endif
 import CPushHost
 import Logging
+import PushHostIntake
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// Builds the `ph_host` function table that one plugin instance receives.
 ///

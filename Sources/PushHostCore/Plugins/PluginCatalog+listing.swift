@@ -1,3 +1,5 @@
+import PushHostJSON
+
 extension PluginCatalog {
     /// What `pushhost plugins` prints: a block per loadable plugin, a line per refusal.
     ///

@@ -1,5 +1,8 @@
 import CPushHost
 import Logging
+import PushHostIntake
+import PushHostRecords
+import PushHostSystem
 import Synchronization
 
 /// One `complete` call, as posted from the plugin's thread, for a message

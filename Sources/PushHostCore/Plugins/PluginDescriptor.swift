@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import PushHostRecords
 
 /// What a plugin's `ph_plugin` descriptor says, read only as far as its
 /// `struct_size` reaches.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 
 /// The plugin files to load, in load order.
 ///

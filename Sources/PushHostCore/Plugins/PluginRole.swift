@@ -1,4 +1,5 @@
 import CPushHost
+import PushHostRecords
 
 /// A part a plugin plays; its roles are the handlers its descriptor fills in.
 package enum PluginRole: String, CaseIterable, Sendable {

@@ -1,4 +1,7 @@
 import Logging
+import PushHostIntake
+import PushHostRecords
+import PushHostSystem
 
 /// The created plugins of one run, in load order, and who plays which role.
 package final class PluginSet {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import PushHostSystem
 
 /// The Swift runtime an installed pushhost carries (`make install` copies
 /// it into `LIBDIR/pushhost/swift`, the folder its RUNPATH names), loaded

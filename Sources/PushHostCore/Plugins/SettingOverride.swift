@@ -1,3 +1,5 @@
+import PushHostSystem
+
 /// One `--set NAME.KEY=VALUE`: a setting for one plugin that wins over its
 /// settings file.
 package struct SettingOverride: Sendable, Equatable {

@@ -1,3 +1,6 @@
+import PushHostSystem
+import PushHostJSON
+
 /// A plugin's settings file: the file beside it with the same stem and
 /// `.json` (`cache.so` -> `cache.json`), a flat JSON object whose values are
 /// strings, numbers or booleans (given to the plugin as their text).

@@ -1,4 +1,6 @@
 import CPushHost
+import PushHostRecords
+import PushHostSystem
 
 /// A plugin that offers `ph.source/1`: it produces records through
 /// `ph.intake/1` from its own threads, between `start` and `stop`. An

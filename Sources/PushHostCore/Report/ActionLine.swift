@@ -1,3 +1,7 @@
+import PushHostSystem
+import PushHostJSON
+import PushHostRecords
+
 /// What became of an action event, as the report says it.
 enum ActionStatus: String {
     /// A screen got `on_action` (at once, or later when it became visible).

@@ -1,3 +1,7 @@
+import PushHostSystem
+import PushHostJSON
+import PushHostRecords
+
 /// The line of a host event whose handler the host gave up on (the watchdog
 /// ended the run in its `on_token` or `on_action`), from what the crash
 /// journal knows of it: shaped as a failed event's line,

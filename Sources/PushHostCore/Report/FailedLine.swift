@@ -1,3 +1,7 @@
+import PushHostSystem
+import PushHostJSON
+import PushHostRecords
+
 /// The line of a record the host gave up on before dispatching it (a spool
 /// file whose plugins crashed on it `--crash-limit` times): shaped as a
 /// message's line, with status `failed` and no route.

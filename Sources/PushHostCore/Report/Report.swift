@@ -1,4 +1,7 @@
 import Logging
+import PushHostJSON
+import PushHostRecords
+import PushHostSystem
 
 /// The last stage: writes each record's report line (when `--report` is
 /// given), counts what was rejected or failed, and tells the record's

@@ -1,3 +1,9 @@
+import PushHostMessage
+
+import PushHostSystem
+import PushHostJSON
+import PushHostRecords
+
 /// One line of the report: what became of one record, as JSON.
 protocol ReportLine {
     /// Why, when the record was rejected or failed.

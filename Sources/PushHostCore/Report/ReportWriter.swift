@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Logging
+import PushHostJSON
+import PushHostSystem
 
 /// Writes the report file (`--report FILE`, `-` for standard output): one
 /// JSON line per record, in input order, appended to what earlier runs wrote.

@@ -1,3 +1,8 @@
+import PushHostSystem
+import PushHostJSON
+import PushHostRecords
+import PushHostMessage
+
 /// The line of an ntfy stream's own event (see ``NtfyEvent``), which is not
 /// a message: `{"event":"ntfy","status":"skipped","ntfy_event","source"}`.
 ///

@@ -1,3 +1,5 @@
+import PushHostRecords
+
 /// What became of a push message (or a rejected or skipped record), as the report says it.
 enum Status: String {
     /// The UI stage called at least one handler.

@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import Logging
+import PushHostIntake
+import PushHostRecords
+import PushHostSystem
 
 /// One run of `pushhost run`: the created plugins, the stages, and the loop
 /// that feeds the intake from every source (standard input, the spool,

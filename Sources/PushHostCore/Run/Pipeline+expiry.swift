@@ -1,3 +1,7 @@
+import PushHostMessage
+
+import PushHostSystem
+
 extension Pipeline {
     /// Whether `flight`'s message is past its lifetime now (see
     /// ``Lifetime``), noted in the record once it is: such a message

@@ -1,3 +1,7 @@
+import PushHostMessage
+
+import PushHostRecords
+
 /// The end of a run whose watchdog gave up on a handler call (exit status
 /// 4). It runs on the watchdog's thread while the dispatch thread is held
 /// in that call: the dispatch thread touches no record and no report line

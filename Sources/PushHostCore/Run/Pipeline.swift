@@ -1,6 +1,10 @@
 import DequeModule
 import Logging
 import Prometheus
+import PushHostJSON
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// Carries every record the intake takes through the stages, in arrival
 /// order: what the record is (a push message, a host event, or rejected),

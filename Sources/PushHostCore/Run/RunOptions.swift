@@ -1,3 +1,6 @@
+import PushHostRecords
+import PushHostMessage
+
 /// The flags of `pushhost run` that shape how records are read and dispatched.
 package struct RunOptions: Sendable {
     /// The data key holding a message's target (`--target-key`).

@@ -3,6 +3,10 @@ import Glibc
 #endif
 import CPushHost
 import Logging
+import PushHostJSON
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// The inside of a worker process (`pushhost worker`): it loads one plugin,
 /// creates it with a `ph_host` like the host's (the message accessors read

@@ -1,3 +1,5 @@
+import PushHostSystem
+
 /// The files of a template project, by path relative to its folder.
 package struct TemplateFile: Sendable, Equatable {
     package let path: String

@@ -1,3 +1,5 @@
+import PushHostJSON
+
 /// Plugin names as a message's report line writes them, made into JSON once
 /// at start instead of escaped again for every message.
 struct ReportNames {

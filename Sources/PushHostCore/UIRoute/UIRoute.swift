@@ -1,4 +1,6 @@
 import CPushHost
+import PushHostMessage
+import PushHostRecords
 
 /// The UI stage: exactly one route for a message whose data stage let it
 /// through (docs/running.md, dispatch), chosen by the visible screens and the

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostRecords
+@testable import PushHostSystem
 
 /// The app state as host events change it: the visible screens, and the
 /// stored token with the token plugins told only of a new one.

@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostCheck
 
 /// How `pushhost check` pairs expected lines with report lines and what it
 /// calls a difference, on lines written here.

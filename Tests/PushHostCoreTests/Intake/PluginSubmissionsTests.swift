@@ -2,6 +2,8 @@ import CPushHost
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostIntake
+@testable import PushHostRecords
 
 /// `ph.intake/1` as the host keeps it: a source has no more out than
 /// `--max-pending`, and a stop hands back what was not started.

@@ -6,6 +6,7 @@ import Glibc
 #endif
 
 @testable import PushHostCore
+@testable import PushHostSystem
 
 /// The host's side of a worker's channel, fed what a hostile worker could
 /// write: random bytes, good batches mutated, ring positions that lie.

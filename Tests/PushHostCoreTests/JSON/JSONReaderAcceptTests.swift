@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
 
 /// A document the reader must accept, with the root kind and tape length it must produce.
 struct AcceptCase: Sendable, CustomTestStringConvertible {

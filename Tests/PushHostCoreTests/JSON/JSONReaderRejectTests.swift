@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
 
 /// A document the reader must reject with exactly this error.
 struct RejectCase: Sendable, CustomTestStringConvertible {

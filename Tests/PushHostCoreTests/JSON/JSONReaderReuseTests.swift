@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
 
 @Suite("JSONReader reuse")
 struct JSONReaderReuseTests {

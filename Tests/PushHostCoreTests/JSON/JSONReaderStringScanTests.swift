@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
 
 /// The string scan steps over plain ASCII 16 bytes at a time, then one at
 /// a time: each kind of byte that ends a plain run is placed at every

@@ -1,4 +1,5 @@
 @testable import PushHostCore
+@testable import PushHostJSON
 
 extension JSONReader {
     /// Parses `bytes` and hands the document to `body` while the bytes are alive.

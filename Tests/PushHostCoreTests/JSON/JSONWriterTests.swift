@@ -1,5 +1,7 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
+@testable import PushHostSystem
 
 @Suite("JSONWriter string literals")
 struct JSONWriterTests {

@@ -3,6 +3,8 @@ import Testing
 import Glibc
 #endif
 @testable import PushHostCore
+@testable import PushHostMessage
+@testable import PushHostSystem
 
 /// The handles plugins know messages by: fresh for each message, and once
 /// retired, naming no message (the accessors answer NULL or "" and touch

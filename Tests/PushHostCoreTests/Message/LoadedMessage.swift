@@ -1,4 +1,6 @@
 @testable import PushHostCore
+@testable import PushHostJSON
+@testable import PushHostMessage
 
 /// Runs `body` with a message loaded from `payload` as standard input line 1
 /// (parsed, its telling root members found, borrowing the input and the

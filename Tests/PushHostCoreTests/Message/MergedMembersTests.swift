@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostMessage
 
 /// Merging a normalized object from its parts, at every size: few members
 /// (compared one by one) and many (found through a table) must give the

@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostMessage
 
 /// The whole call path from a payload's text to a normalized message:
 /// its normalized JSON, and the value of each dotted path in `paths` as

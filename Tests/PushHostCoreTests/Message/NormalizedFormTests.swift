@@ -1,5 +1,7 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
+@testable import PushHostMessage
 
 /// A normalized message read back with `load(normalized:)` answers as the
 /// message it was written from: its normalized JSON byte for byte, and

@@ -1,5 +1,8 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
+@testable import PushHostMessage
+@testable import PushHostRecords
 
 /// ntfy records (`curl -sN https://ntfy.sh/TOPIC/json`): which ones are
 /// messages, how a message normalizes (its base64 `message` decoded first,

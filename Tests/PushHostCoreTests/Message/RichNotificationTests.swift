@@ -1,5 +1,7 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
+@testable import PushHostMessage
 
 /// Rich notifications (docs/running.md, rich notifications): `actions`, `image`, `icon`,
 /// `click` and `style` in the normalized notification, from every shape

@@ -5,6 +5,8 @@ import Glibc
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostRecords
+@testable import PushHostSystem
 
 /// The handlers' durations: each lands in the first bucket whose bound holds
 /// it, whatever its size, and the text counts them cumulatively.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostSystem
 
 /// What the dispatch thread counts in its cells reaches the registry's
 /// counters at each scrape, once, and the text names every series.

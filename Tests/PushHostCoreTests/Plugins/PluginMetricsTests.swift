@@ -2,6 +2,7 @@ import Logging
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostSystem
 
 /// `ph.metrics/1` without a plugin: the rules, the series' updates, and what
 /// a worker may send for them, read as a hostile worker would write it.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostSystem
 
 @Suite struct SettingOverrideTests {
     @Test(arguments: [

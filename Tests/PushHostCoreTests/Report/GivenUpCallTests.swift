@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostRecords
 
 /// What the watchdog knows of the call it gives up on (from the crash
 /// journal), and the line of a host event whose handler it was: shaped as a

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostJSON
+@testable import PushHostMessage
+@testable import PushHostRecords
+@testable import PushHostSystem
 
 /// Each kind of report line, written for given inputs: the exact JSON text,
 /// and hostile strings (quotes, backslashes, control characters, line

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import Testing
 @testable import PushHostCore
+@testable import PushHostIntake
+@testable import PushHostRecords
 
 /// A spool file leaves new/ only once its outcome is durable: the moves of
 /// a batch wait for one `durable()` that says yes.

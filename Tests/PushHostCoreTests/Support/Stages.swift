@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 @testable import PushHostCore
+@testable import PushHostIntake
+@testable import PushHostRecords
 
 struct StageError: Error, CustomStringConvertible {
     let description: String

@@ -1,5 +1,6 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostSystem
 
 /// Decimals written two digits at a time: every length, each edge of a pair.
 @Suite struct DecimalDigitsTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostSystem
 
 /// What `LogEscape` makes of each kind of character a log line must not carry raw.
 @Suite struct LogEscapeTests {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostCheck
+@testable import PushHostSystem
 
 /// The names, roles and files of `pushhost new plugin`'s projects.
 @Suite struct PluginTemplateTests {

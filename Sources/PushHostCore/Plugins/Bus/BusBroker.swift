@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSandbox
+import PushHostSystem
 
 /// The host's end of a walled worker's broker socket (``BusBrokerClient``):
 /// a thread of its own connects, for each request, to the bus the plugin's

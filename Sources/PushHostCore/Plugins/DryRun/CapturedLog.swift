@@ -1,4 +1,5 @@
 import Logging
+import PushHostSystem
 import Synchronization
 
 /// The log lines one plugin wrote while a dry run created and destroyed it

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostJSON
 
 /// What one argument of an ffi function is bound to.
 enum FFIBinding {

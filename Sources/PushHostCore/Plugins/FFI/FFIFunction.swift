@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CFFI
+import PushHostJSON
+import PushHostMessage
 
 /// One C function of a manifest, ready to call through libffi: its call
 /// interface prepared once (`ffi_prep_cif`), a slot of 8 bytes per C

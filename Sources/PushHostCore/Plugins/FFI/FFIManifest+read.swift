@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CPushHost
+import PushHostJSON
+import PushHostSystem
 
 extension FFIManifest {
     /// Reads and checks the manifest at `path`; every problem refuses it

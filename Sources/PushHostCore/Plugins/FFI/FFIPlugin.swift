@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import PushHostMessage
 
 /// A plugin made of an ffi manifest: its functions opened and prepared,
 /// and a `ph_plugin` descriptor whose handlers call them, so that the rest

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CPushHost
+import PushHostIntake
+import PushHostSystem
 import Synchronization
 
 /// The host's end of an isolated plugin's `ph.intake/1` (its worker's fd 5,

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostMessage
 
 /// Which plugins run in worker processes, and the limits their workers are
 /// kept to (`--isolate`, a sidecar's `"isolate": true`, `--worker-*`).

@@ -1,3 +1,5 @@
+import PushHostSystem
+
 /// How an isolated plugin's metrics cross from its worker to the host, on
 /// the intake channel:
 ///

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 import Synchronization
 
 /// [worker] Tells the host what its plugin's metrics are: each series as

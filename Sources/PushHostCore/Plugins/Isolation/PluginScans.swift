@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 
 /// The scans of plugin files, each in a short-lived worker of its own
 /// (`pushhost worker --scan --plugin FILE`, ``PluginScan``), so that no

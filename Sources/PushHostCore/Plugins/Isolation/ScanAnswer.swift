@@ -1,4 +1,6 @@
 import CPushHost
+import PushHostJSON
+import PushHostRecords
 
 /// What a scan's worker answers about the plugin file it loaded: one JSON
 /// object after its length, `[u32 n, little-endian][n bytes]`, then nothing

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CSandbox
 import Logging
+import PushHostSystem
 
 /// The walls a worker puts up around its plugin before it opens the
 /// plugin's library, so that nothing of the plugin runs outside them: no

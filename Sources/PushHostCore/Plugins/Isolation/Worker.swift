@@ -4,6 +4,10 @@ import Glibc
 import CPushHost
 import DequeModule
 import Logging
+import PushHostIntake
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 /// An isolated plugin, as the host calls it: its handlers post calls to its
 /// worker process (``WorkerProcess``) and return at once; what the worker

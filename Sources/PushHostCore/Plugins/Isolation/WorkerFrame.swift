@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostRecords
+import PushHostSystem
 
 /// The frames the host and a worker exchange over their socket pair, many
 /// to one `write` (a batch), each `[u32 length][u8 kind][u8 handler][u16 0]

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CPushHost
+import PushHostIntake
+import PushHostSystem
 import Synchronization
 
 /// `ph.intake/1` in a worker: a record its plugin submits crosses to the

@@ -1,4 +1,5 @@
 import Prometheus
+import PushHostSystem
 
 /// What `--metrics` counts of the isolated plugins' workers: starts,
 /// restarts, crashes by signal, memory restarts, and which plugins are

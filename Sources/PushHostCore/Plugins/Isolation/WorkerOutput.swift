@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Logging
+import PushHostJSON
+import PushHostSystem
 
 /// What a worker writes on its standard output and error: both go into a
 /// pipe, which a thread of the host's reads until the worker and whatever

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostIntake
+import PushHostSystem
 import Synchronization
 
 /// One worker process as the host sees it: `pushhost worker`, started from

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 import Synchronization
 
 /// Where a worker puts its answers: a ring of bytes in memory it shares

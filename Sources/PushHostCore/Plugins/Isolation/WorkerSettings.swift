@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 
 /// A plugin's settings on their way to its worker: on its standard input, a
 /// memory file of key and value pairs, each a 32-bit little-endian length

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CPushHost
+import PushHostSystem
 
 /// How the host starts a worker, and the limits it keeps it to.
 struct WorkerLaunch {

@@ -1,4 +1,5 @@
 import Logging
+import PushHostSystem
 import Synchronization
 
 /// Every plugin's own metrics (`ph.metrics/1`) of one run, rendered after
