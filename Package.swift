@@ -59,18 +59,144 @@ let package = Package(
         .target(name: "CSandbox"),
         // --metrics: the time-stamp counter that handlers' durations are read from.
         .target(name: "CTicks"),
+        // The lower layers, one target each, so that what a layer may use is
+        // written here and a wrong import fails the build. Each target's first
+        // file (Sources/<Target>/<Target>.swift) says what it holds.
+        .target(
+            name: "PushHostSystem",
+            dependencies: [
+                "CTicks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .target(
+            name: "PushHostJSON",
+            dependencies: ["PushHostSystem", "CJSONScan"]
+        ),
+        .target(
+            name: "PushHostRecords",
+            dependencies: [
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                "CTicks",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        .target(
+            name: "PushHostIntake",
+            dependencies: [
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "PushHostMessage",
+            dependencies: ["PushHostRecords", "PushHostJSON", "PushHostSystem"]
+        ),
+        .target(
+            name: "PushHostCheck",
+            dependencies: ["PushHostJSON", "PushHostSystem"]
+        ),
+        // The plugins: the ABI, loading, descriptors, settings, the host's
+        // function table; and the record a handler call is about.
+        .target(
+            name: "PushHostPlugins",
+            dependencies: [
+                "PushHostMessage",
+                "PushHostIntake",
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                "CFFI",
+                // The bus broker's descriptor passing (ph.bus/1).
+                "CSandbox",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // The one way a stage calls a handler, wherever its plugin runs.
+        .target(
+            name: "PushHostPort",
+            dependencies: [
+                "PushHostPlugins",
+                "PushHostMessage",
+                "PushHostIntake",
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The stages a record goes through, in order, and its report line:
+        // they know the port, and nothing of where a plugin runs.
+        .target(
+            name: "PushHostPipeline",
+            dependencies: [
+                "PushHostPort",
+                "PushHostPlugins",
+                "PushHostMessage",
+                "PushHostIntake",
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                "CTicks",
+                .product(name: "Logging", package: "swift-log"),
+                // Deque: the queues of records.
+                .product(name: "DequeModule", package: "swift-collections"),
+                // --metrics: the registry and its text format, and the handler durations' cells.
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // Plugins in worker processes behind walls: the port's other implementation.
+        .target(
+            name: "PushHostIsolation",
+            dependencies: [
+                "PushHostPort",
+                "PushHostPlugins",
+                "PushHostMessage",
+                "PushHostIntake",
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                .product(name: "CPushHost", package: "sdk"),
+                "CSandbox",
+                .product(name: "Logging", package: "swift-log"),
+                // Deque: the calls under way in a worker.
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // The host: a pipeline wired to where each plugin runs, its loop, its
+        // watchdog; and what `pushhost new plugin` writes.
         .target(
             name: "PushHostCore",
             dependencies: [
+                "PushHostIsolation",
+                "PushHostPipeline",
+                "PushHostPort",
+                "PushHostPlugins",
+                "PushHostMessage",
+                "PushHostIntake",
+                "PushHostRecords",
+                "PushHostJSON",
+                "PushHostSystem",
+                "PushHostCheck",
                 .product(name: "CPushHost", package: "sdk"),
-                "CJSONScan",
-                "CSandbox",
-                "CTicks",
-                "CFFI",
                 .product(name: "Logging", package: "swift-log"),
-                // Deque: the queues of records, submissions and worker calls.
-                .product(name: "DequeModule", package: "swift-collections"),
-                // --metrics: the registry and its text format, and the handler durations' cells.
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
@@ -89,6 +215,17 @@ let package = Package(
             name: "pushhost",
             dependencies: [
                 "PushHostCore",
+                "PushHostIsolation",
+                "PushHostPipeline",
+                "PushHostPort",
+                "PushHostPlugins",
+                "PushHostSystem",
+                "PushHostJSON",
+                "PushHostRecords",
+                "PushHostIntake",
+                "PushHostMessage",
+                "PushHostCheck",
+
                 "PushHostMetricsServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,11 +233,25 @@ let package = Package(
         ),
         .testTarget(
             name: "PushHostCoreTests",
-            dependencies: ["PushHostCore", .product(name: "CPushHost", package: "sdk"), "CTicks"]
+            dependencies: [
+                "PushHostCore",
+                "PushHostIsolation",
+                "PushHostPipeline",
+                "PushHostPort",
+                "PushHostPlugins",
+                "PushHostSystem",
+                "PushHostJSON",
+                "PushHostRecords",
+                "PushHostIntake",
+                "PushHostMessage",
+                "PushHostCheck",
+                .product(name: "CPushHost", package: "sdk"),
+                "CTicks",
+            ]
         ),
         .testTarget(
             name: "PushHostIntegrationTests",
-            dependencies: ["PushHostCore"]
+            dependencies: ["PushHostCore", "PushHostPipeline", "PushHostPlugins", "PushHostMessage", "PushHostRecords", "PushHostSystem"]
         ),
     ] + samples.flatMap { samplePlugin($0.name, target: $0.target) }
       + swiftSamples.map { .target(name: $0.target, dependencies: [.product(name: "PushHostPlugin", package: "sdk")], path: "plugins/\($0.name)") }

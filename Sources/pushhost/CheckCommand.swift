@@ -1,5 +1,7 @@
 import ArgumentParser
+import PushHostCheck
 import PushHostCore
+import PushHostPlugins
 
 /// `pushhost check`: a report against the lines expected of it.
 struct CheckCommand: ParsableCommand, LoggingCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushHostCore
+import PushHostSystem
 
 /// A length of time on the command line: `90s`, `30m`, `24h`, `7d`, or
 /// plain seconds (`45`, `0.5`).

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostSystem
+import PushHostPlugins
 
 /// The log flags every command takes.
 struct LogOptions: ParsableArguments {

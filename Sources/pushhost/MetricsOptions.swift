@@ -2,9 +2,11 @@ import ArgumentParser
 import Logging
 import PushHostCore
 import PushHostMetricsServer
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc
+import PushHostPipeline
 #endif
 
 /// `--metrics HOST:PORT`: Prometheus metrics at `/metrics` and the host's

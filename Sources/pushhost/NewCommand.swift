@@ -1,5 +1,7 @@
 import ArgumentParser
 import PushHostCore
+import PushHostSystem
+import PushHostPlugins
 
 /// `pushhost new`: starting points for plugin authors.
 struct NewCommand: ParsableCommand {

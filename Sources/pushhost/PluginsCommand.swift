@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostSystem
+import PushHostPlugins
 
 /// `pushhost plugins`: what would load, and what would be refused and why;
 /// with `--check`, a dry run that creates and destroys each plugin.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushHostCore
+import PushHostSystem
 
 extension PushHostCommand {
     /// The names of the commands, in the order `--help` lists them.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import PushHostCore
+import PushHostSystem
+import PushHostPlugins
 
 /// `pushhost`: the root command; `run` is the default.
 struct PushHostCommand: ParsableCommand {

@@ -1,9 +1,15 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostIntake
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc
+import PushHostPipeline
+import PushHostPlugins
 #endif
 
 /// `pushhost run`: load the plugins, then dispatch every record of standard input.

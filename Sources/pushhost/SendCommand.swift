@@ -1,5 +1,7 @@
 import ArgumentParser
 import PushHostCore
+import PushHostIntake
+import PushHostPlugins
 
 /// `pushhost send`: drop a payload into a spool directory, durably.
 struct SendCommand: ParsableCommand, LoggingCommand {

@@ -1,5 +1,8 @@
 import ArgumentParser
 import PushHostCore
+import PushHostJSON
+import PushHostRecords
+import PushHostSystem
 
 /// `pushhost token`: the stored registration token, or with
 /// `--subscription` the Web Push subscription a server needs.

@@ -1,9 +1,13 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostMessage
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc
+import PushHostIsolation
+import PushHostPlugins
 #endif
 
 /// `pushhost worker`: the inside of a worker process, which `run --isolate`

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PushHostCore
+import PushHostSystem
 
 #if canImport(Glibc)
 import Glibc

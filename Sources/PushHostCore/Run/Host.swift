@@ -2,6 +2,13 @@
 import Glibc
 #endif
 import Logging
+import PushHostIntake
+import PushHostRecords
+import PushHostSystem
+import PushHostIsolation
+import PushHostPipeline
+import PushHostPlugins
+import PushHostPort
 
 /// One run of `pushhost run`: the created plugins, the stages, and the loop
 /// that feeds the intake from every source (standard input, the spool,

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Logging
+import PushHostJSON
+import PushHostSystem
 
 /// Writes each log record to standard error as one line, in the style
 /// `LogSettings` chose:

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import PushHostSystem
 
 /// How a log line is written: `text` for a person, `json` for a collector.
 package enum LogFormat: String, CaseIterable, Sendable {

@@ -1,3 +1,7 @@
+import PushHostJSON
+import PushHostIsolation
+import PushHostPlugins
+
 extension PluginCatalog {
     /// What `pushhost plugins` prints: a block per loadable plugin, a line per refusal.
     ///

@@ -1,4 +1,6 @@
 import Logging
+import PushHostIsolation
+import PushHostPlugins
 
 extension PluginCatalog {
     /// The catalog of `paths` as a run reads it: the files `isolation`

@@ -2,6 +2,10 @@
 import Glibc
 #endif
 import Logging
+import PushHostIntake
+import PushHostRecords
+import PushHostSystem
+import PushHostPipeline
 
 /// The dispatch thread's loop. Each turn hands the pipeline what the sources
 /// offer while it has room (standard input, the spool, plugin submissions),

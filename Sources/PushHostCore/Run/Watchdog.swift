@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Logging
+import PushHostRecords
+import PushHostSystem
 import Synchronization
 
 /// A thread that watches the handler call under way on the dispatch thread

@@ -1,3 +1,5 @@
+import PushHostSystem
+
 /// What `pushhost new plugin` makes: a plugin project named `name`, in one
 /// language, with one handler for each of its roles, a build and a
 /// pipe-fed test.

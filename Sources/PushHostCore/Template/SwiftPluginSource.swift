@@ -1,3 +1,6 @@
+import PushHostMessage
+import PushHostPlugins
+import PushHostRecords
 /// The Swift source and manifest of a template plugin: one class that
 /// conforms to the protocol of each role, exported with one line.
 struct SwiftPluginSource {

@@ -1,3 +1,6 @@
+import PushHostSystem
+import PushHostRecords
+
 /// The files of a template project, by path relative to its folder.
 package struct TemplateFile: Sendable, Equatable {
     package let path: String

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 
 extension TemplateSDK {
     /// What the pushhost binary at `executable` comes with: installed by

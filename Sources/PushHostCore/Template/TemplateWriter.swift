@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushHostSystem
 
 extension PluginTemplate {
     /// Writes `files` into `folder`, made for them: a folder that exists is

@@ -1,6 +1,16 @@
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostIntake
+@testable import PushHostJSON
+@testable import PushHostCheck
+@testable import PushHostRecords
+@testable import PushHostSystem
 
 /// The app state as host events change it: the visible screens, and the
 /// stored token with the token plugins told only of a new one.

@@ -1,5 +1,15 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostJSON
+@testable import PushHostSystem
+@testable import PushHostCheck
 
 /// How `pushhost check` pairs expected lines with report lines and what it
 /// calls a difference, on lines written here.

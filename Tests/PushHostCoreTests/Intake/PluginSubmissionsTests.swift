@@ -2,6 +2,16 @@ import CPushHost
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostJSON
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostIntake
+@testable import PushHostRecords
 
 /// `ph.intake/1` as the host keeps it: a source has no more out than
 /// `--max-pending`, and a stop hands back what was not started.

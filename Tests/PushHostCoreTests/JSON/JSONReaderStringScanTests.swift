@@ -1,5 +1,15 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostJSON
 
 /// The string scan steps over plain ASCII 16 bytes at a time, then one at
 /// a time: each kind of byte that ends a plain run is placed at every

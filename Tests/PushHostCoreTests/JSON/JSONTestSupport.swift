@@ -1,4 +1,14 @@
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostJSON
 
 extension JSONReader {
     /// Parses `bytes` and hands the document to `body` while the bytes are alive.

@@ -3,6 +3,16 @@ import Testing
 import Glibc
 #endif
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostJSON
+@testable import PushHostCheck
+@testable import PushHostMessage
+@testable import PushHostSystem
 
 /// The handles plugins know messages by: fresh for each message, and once
 /// retired, naming no message (the accessors answer NULL or "" and touch

@@ -1,4 +1,14 @@
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostJSON
+@testable import PushHostMessage
 
 /// Runs `body` with a message loaded from `payload` as standard input line 1
 /// (parsed, its telling root members found, borrowing the input and the

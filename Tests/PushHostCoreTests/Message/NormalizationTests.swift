@@ -1,5 +1,15 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostJSON
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostMessage
 
 /// The whole call path from a payload's text to a normalized message:
 /// its normalized JSON, and the value of each dotted path in `paths` as

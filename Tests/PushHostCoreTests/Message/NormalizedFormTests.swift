@@ -1,5 +1,15 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostJSON
+@testable import PushHostMessage
 
 /// A normalized message read back with `load(normalized:)` answers as the
 /// message it was written from: its normalized JSON byte for byte, and

@@ -1,5 +1,15 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostJSON
+@testable import PushHostMessage
+@testable import PushHostRecords
 
 /// ntfy records (`curl -sN https://ntfy.sh/TOPIC/json`): which ones are
 /// messages, how a message normalizes (its base64 `message` decoded first,

@@ -1,5 +1,15 @@
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostRecords
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostJSON
+@testable import PushHostMessage
 
 /// Rich notifications (docs/running.md, rich notifications): `actions`, `image`, `icon`,
 /// `click` and `style` in the normalized notification, from every shape

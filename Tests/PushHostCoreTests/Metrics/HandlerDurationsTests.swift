@@ -5,6 +5,16 @@ import Glibc
 import Testing
 
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostIntake
+@testable import PushHostJSON
+@testable import PushHostCheck
+@testable import PushHostRecords
+@testable import PushHostSystem
 
 /// The handlers' durations: each lands in the first bucket whose bound holds
 /// it, whatever its size, and the text counts them cumulatively.

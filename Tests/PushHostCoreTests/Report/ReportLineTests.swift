@@ -1,6 +1,16 @@
 import Foundation
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostIntake
+@testable import PushHostCheck
+@testable import PushHostJSON
+@testable import PushHostMessage
+@testable import PushHostRecords
+@testable import PushHostSystem
 
 /// Each kind of report line, written for given inputs: the exact JSON text,
 /// and hostile strings (quotes, backslashes, control characters, line

@@ -1,4 +1,4 @@
-import PushHostCore
+import PushHostPipeline
 
 /// The C source of two plugins for the pipeline's tests:
 ///

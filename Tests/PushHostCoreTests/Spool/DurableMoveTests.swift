@@ -2,6 +2,16 @@ import Foundation
 import Logging
 import Testing
 @testable import PushHostCore
+@testable import PushHostIsolation
+@testable import PushHostPipeline
+@testable import PushHostPort
+@testable import PushHostPlugins
+@testable import PushHostMessage
+@testable import PushHostJSON
+@testable import PushHostSystem
+@testable import PushHostCheck
+@testable import PushHostIntake
+@testable import PushHostRecords
 
 /// A spool file leaves new/ only once its outcome is durable: the moves of
 /// a batch wait for one `durable()` that says yes.

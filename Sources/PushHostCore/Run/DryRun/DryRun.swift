@@ -3,6 +3,12 @@ import Glibc
 #endif
 import CPushHost
 import Logging
+import PushHostIntake
+import PushHostRecords
+import PushHostSystem
+import PushHostIsolation
+import PushHostPlugins
+import PushHostPort
 
 /// `pushhost plugins --check`: each loadable plugin of a catalog created
 /// as `run` creates it, then destroyed, and what became of each.

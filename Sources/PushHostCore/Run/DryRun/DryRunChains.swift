@@ -1,4 +1,5 @@
 import CPushHost
+import PushHostSystem
 
 /// `ph.chain/1` in a dry run (``DryRun``): an interceptor may ask for it in
 /// `create`, and refuses to be created without it, but no message flows,

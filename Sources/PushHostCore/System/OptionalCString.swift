@@ -1,5 +1,0 @@
-/// Calls `body` with `text` as a C string, or with NULL.
-func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
-    guard let text else { return body(nil) }
-    return text.withCString { body($0) }
-}

@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushHostRecords
+import PushHostSystem
+
+/// The frames the host and a worker exchange over their socket pair, many
+/// to one `write` (a batch), each `[u32 length][u8 kind][u8 handler][u16 0]
+/// [u64 call][i32 number][payload]`, the length counting what follows it.
+///
+/// Host to worker: ``FrameKind/call`` (a handler call: the message's normalized
+/// JSON, or the token and previous token, or the action and its input),
+/// ``FrameKind/token`` (the current token changed), ``FrameKind/destroy`` (call
+/// `destroy` and exit). Worker to host: ``FrameKind/ready`` (created; the number
+/// says which extensions the plugin offers), ``FrameKind/returned`` (a call
+/// returned, with its verdict and any problem), ``FrameKind/completed`` (a
+/// pending verdict came through `complete`), ``FrameKind/recycling``.
+///
+/// Host to worker also: ``FrameKind/withdraw`` (an interceptor's turn the
+/// host no longer waits for), ``FrameKind/recordDone`` (a record its plugin
+/// submitted has its result).
+///
+/// The intake channel (the worker's fd 5, ``IntakeRelay``) carries
+/// ``FrameKind/record`` from the worker (a record its plugin submitted)
+/// and ``FrameKind/submitted`` back; and from the worker, its plugin's
+/// metrics (``FrameKind/metric``, ``FrameKind/metricValues``).
+enum WorkerFrame {
+    enum FrameKind: UInt8 {
+        case call = 1
+        case token
+        case destroy
+        case ready
+        case returned
+        case completed
+        /// Over `--worker-memory` (the number: its MiB) after the calls it
+        /// answered: it calls `destroy` and ends; the calls after go to the next worker.
+        case recycling
+        /// A record the plugin submitted: the call its number in the worker,
+        /// the number its flags, the handler byte 1 when it wants `done`,
+        /// the payload its bytes.
+        case record
+        /// What `submit` answers for the record numbered `call` (0, 1 or -1).
+        case submitted
+        /// The record numbered `call` ended: the number its `ph_result`, the payload its report line.
+        case recordDone
+        /// An interceptor's turn, begun by the call `call`, ended: the number
+        /// how (``InterceptedEnding``), the payload its reason and its edits.
+        case intercepted
+        /// The host no longer waits for the turn begun by the call `call`
+        /// (its deadline passed): the worker drops it.
+        case withdraw
+        /// A series the plugin declared through `ph.metrics/1`: the call its
+        /// number, the number its kind, the handler byte how many label
+        /// fields follow its name and help; then its buckets (``MetricFrames``).
+        case metric
+        /// What the plugin's series reached: a field each (``MetricFrames``).
+        case metricValues
+    }
+
+    /// Bytes before the payload, the length included.
+    static let headerSize = 20
+
+    /// Bits of a ``FrameKind/ready`` frame's number: the extensions that keep a plugin in the host.
+    static let offersInterceptor: Int32 = 1
+    static let offersSource: Int32 = 2
+    /// With ``offersInterceptor``: its table has `on_outcome`.
+    static let offersOutcome: Int32 = 4
+
+    /// The flag of a ``FrameKind/record`` frame whose plugin submitted it
+    /// from the worker's handler thread: the host takes it without waiting.
+    static let fromHandlerThread: UInt32 = 1 << 31
+    /// In a record's flags: its payload starts with when it reached its
+    /// transport (Unix milliseconds, 8 bytes, little-endian), `submit_record_at`'s.
+    static let withArrival: UInt32 = 1 << 30
+
+    /// Appends a frame whose payload `payload` writes.
+    static func append(
+        _ kind: FrameKind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout ByteBuffer,
+        payload: (inout ByteBuffer) -> Void = { _ in }
+    ) {
+        let start = buffer.count
+        buffer.reserve(headerSize)
+        withUnsafeBytes(of: (UInt64(0), UInt64(0), UInt32(0))) { buffer.write($0) }
+        payload(&buffer)
+        buffer.store(UInt32(buffer.count - start - 4).littleEndian, at: start)
+        buffer.store(kind.rawValue, at: start + 4)
+        buffer.store(handler, at: start + 5)
+        buffer.store(call.littleEndian, at: start + 8)
+        buffer.store(UInt32(bitPattern: number).littleEndian, at: start + 16)
+    }
+
+    /// Sets the number of the frame that starts at `start` in `buffer`.
+    static func setNumber(_ number: Int32, ofFrameAt start: Int, in buffer: inout ByteBuffer) {
+        buffer.store(UInt32(bitPattern: number).littleEndian, at: start + 16)
+    }
+
+    /// Appends `bytes` with their length; nil as the length 0xFFFF_FFFF.
+    static func appendField(_ bytes: UnsafeRawBufferPointer?, to buffer: inout ByteBuffer) {
+        buffer.reserve(4 + (bytes?.count ?? 0))
+        guard let bytes else { return withUnsafeBytes(of: UInt32.max.littleEndian) { buffer.write($0) } }
+        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.write($0) }
+        buffer.write(bytes)
+    }
+
+    /// A text as a field (nil for none).
+    static func appendField(_ text: String?, to buffer: inout ByteBuffer) {
+        guard var text else { return appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
+        text.withUTF8 { appendField(UnsafeRawBufferPointer($0), to: &buffer) }
+    }
+
+    /// A C string as a field (nil for NULL).
+    static func appendField(_ text: UnsafePointer<CChar>?, to buffer: inout ByteBuffer) {
+        guard let text else { return appendField(nil as UnsafeRawBufferPointer?, to: &buffer) }
+        appendField(UnsafeRawBufferPointer(start: text, count: strlen(text)), to: &buffer)
+    }
+
+    /// One frame, read from a batch.
+    struct Frame {
+        let kind: FrameKind
+        let handler: UInt8
+        let call: UInt64
+        let number: Int32
+        let payload: UnsafeRawBufferPointer
+
+        /// The payload's fields in order, without copying them.
+        var fields: Fields { Fields(payload: payload) }
+    }
+
+    /// Reads a frame's fields one after the other.
+    struct Fields {
+        let payload: UnsafeRawBufferPointer
+        var offset = 0
+
+        /// The next field, `.some(nil)` for NULL; nil when none fits.
+        mutating func next() -> UnsafeRawBufferPointer?? {
+            guard offset + 4 <= payload.count else { return nil }
+            let length = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            offset += 4
+            if length == .max { return .some(nil) }
+            guard offset + Int(length) <= payload.count else { return nil }
+            defer { offset += Int(length) }
+            return .some(UnsafeRawBufferPointer(rebasing: payload[offset..<offset + Int(length)]))
+        }
+    }
+
+    /// What ``read(_:)`` found at the start of some bytes.
+    enum FrameScan {
+        /// A whole frame, and the bytes it takes.
+        case frame(Frame, size: Int)
+        /// The start of a frame whose rest has not come yet.
+        case partial(needs: Int)
+        /// Bytes that are no frame, and why.
+        case malformed(String)
+    }
+
+    /// The frame at the start of `bytes`, its header checked: a length that
+    /// counts at least the rest of the header, a known kind, zero padding.
+    /// Whatever the bytes, it reads none outside them.
+    static func read(_ bytes: UnsafeRawBufferPointer) -> FrameScan {
+        guard bytes.count >= headerSize else { return .partial(needs: headerSize) }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+        guard length >= headerSize - 4 else {
+            return .malformed("a frame whose length \(length) is shorter than its header (\(headerSize - 4) bytes after the length)")
+        }
+        guard let kind = FrameKind(rawValue: bytes[4]) else { return .malformed("a frame of the unknown kind \(bytes[4])") }
+        guard bytes[6] == 0, bytes[7] == 0 else { return .malformed("a \(kind) frame whose padding (bytes 6 and 7) is not zero") }
+        guard bytes.count - 4 >= length else { return .partial(needs: 4 + length) }
+        let frame = Frame(
+            kind: kind, handler: bytes[5],
+            call: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+            number: Int32(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))),
+            payload: UnsafeRawBufferPointer(rebasing: bytes[headerSize..<4 + length]))
+        return .frame(frame, size: 4 + length)
+    }
+
+    /// The whole frames at the start of `bytes`, and how many bytes they take;
+    /// nil when a frame is malformed.
+    static func frames(in bytes: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Int? {
+        var offset = 0
+        while true {
+            switch read(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .frame(let frame, let size):
+                body(frame)
+                offset += size
+            case .partial:
+                return offset
+            case .malformed:
+                return nil
+            }
+        }
+    }
+}
+
+/// A C string the frame's field holds, for the length of `body` (NULL for nil).
+package func withCString<R>(_ field: UnsafeRawBufferPointer?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let field else { return body(nil) }
+    var copy = [CChar](repeating: 0, count: field.count + 1)
+    copy.withUnsafeMutableBytes { $0.copyMemory(from: field) }
+    return copy.withUnsafeBufferPointer { body($0.baseAddress) }
+}
+
+extension RecordSource {
+    /// Appends the source as a frame field: `[u8 kind][i64 number][name]`,
+    /// the number a line (-1 for none) or a record.
+    func appendField(to buffer: inout ByteBuffer) {
+        let (kind, number, name): (UInt8, Int, String?) = switch self {
+        case .stdin(let line): (0, line, nil)
+        case .spool(let file, let line): (1, line ?? -1, file)
+        case .plugin(let plugin, let record): (2, record, plugin)
+        }
+        let count = 9 + (name?.utf8.count ?? 0)
+        buffer.reserve(4 + count)
+        withUnsafeBytes(of: UInt32(count).littleEndian) { buffer.write($0) }
+        buffer.write(kind)
+        withUnsafeBytes(of: Int64(number).littleEndian) { buffer.write($0) }
+        if var name { name.withUTF8 { buffer.write(UnsafeRawBufferPointer($0)) } }
+    }
+
+    /// The source a frame field holds, or nil.
+    init?(field: UnsafeRawBufferPointer) {
+        guard field.count >= 9 else { return nil }
+        let number = Int(Int64(littleEndian: field.loadUnaligned(fromByteOffset: 1, as: Int64.self)))
+        let name = String(decoding: field[9...], as: UTF8.self)
+        switch field[0] {
+        case 0: self = .stdin(line: number)
+        case 1: self = .spool(file: name, line: number < 0 ? nil : number)
+        case 2: self = .plugin(name: name, record: number)
+        default: return nil
+        }
+    }
+}
+

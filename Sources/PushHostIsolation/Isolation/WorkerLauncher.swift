@@ -1,0 +1,52 @@
+import Logging
+import PushHostIntake
+import PushHostPlugins
+import PushHostPort
+
+/// Starts the isolated plugins of a plugin set in workers
+/// (``RemoteLauncher``), and holds the ones created together (``Workers``).
+package final class WorkerLauncher: RemoteLauncher {
+    private let isolation: IsolationOptions
+    private let stateDirectory: String
+    private let submissions: PluginSubmissions
+    private let pluginMetrics: PluginMetrics
+    private let logger: Logger
+    private let workers = Workers()
+    /// The workers launched and not created yet.
+    private var launched: [Worker] = []
+
+    package init(
+        isolation: IsolationOptions, stateDirectory: String, submissions: PluginSubmissions, metrics: WorkerMetrics?, pluginMetrics: PluginMetrics,
+        logger: Logger
+    ) {
+        self.isolation = isolation
+        self.stateDirectory = stateDirectory
+        self.submissions = submissions
+        self.pluginMetrics = pluginMetrics
+        self.logger = logger
+        workers.metrics = metrics
+    }
+
+    package func launch(file: String, descriptor: PluginDescriptor, settings: [String: String]) -> any RemotePlugin {
+        let launch = isolation.launch(file: file, name: descriptor.name, settings: settings, stateDirectory: stateDirectory)
+        let worker = Worker(
+            descriptor: descriptor, launch: launch, workers: workers, submissions: submissions, pluginMetrics: pluginMetrics,
+            spawned: Worker.spawn(launch, plugin: descriptor.name, submissions: submissions, metrics: pluginMetrics), logger: logger)
+        launched.append(worker)
+        return worker
+    }
+
+    package func created(_ remote: any RemotePlugin, plugin: Int32) {
+        guard let position = launched.firstIndex(where: { $0 === remote }) else { return }
+        let worker = launched.remove(at: position)
+        worker.plugin = plugin
+        workers.add(worker)
+    }
+
+    package func abandon(_ remote: any RemotePlugin) {
+        guard let position = launched.firstIndex(where: { $0 === remote }) else { return }
+        launched.remove(at: position).abandon()
+    }
+
+    package var places: (any RemotePlaces)? { workers.isEmpty ? nil : workers }
+}

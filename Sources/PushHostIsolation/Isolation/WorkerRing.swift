@@ -1,0 +1,333 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import PushHostSystem
+
+/// The memory a worker shares with the host (a memfd, handed to the worker
+/// as its fd 4): two rings of bytes, the host's calls to the worker and the
+/// worker's answers, so that neither side makes a system call while the
+/// other is busy.
+///
+/// Each ring has one writer, which appends whole frames and then publishes
+/// its write position, and one reader, which copies out what lies between
+/// its read position and that, and publishes how far it read. A reader
+/// that finds nothing asks for a wake-up before it sleeps (``Ring/requestWake()``),
+/// and the writer's next frames then send one byte on the socket; a host
+/// whose calls do not fit asks for room the same way. While both are busy
+/// they only look at the rings.
+///
+/// An answer is the host's the moment it is written, before any system
+/// call: a worker that crashes right after a batch of calls therefore loses
+/// none of their answers, and the host knows exactly which call was under
+/// way (``lastBegun``).
+///
+/// The worker's plugin can still write anything into this memory, so the
+/// host keeps its own positions (the shared ones are only for the worker to
+/// see), checks every position it reads before it copies a byte or writes
+/// one, checks every frame it copied (``WorkerAnswer``), never waits for
+/// room, and seals the memfd's size, so that no worker can shrink it under
+/// the host's mapping. The worker trusts the host's calls.
+final class WorkerRing: @unchecked Sendable {
+    /// The bytes of each ring (a power of two, at least ``smallestCapacity``).
+    let capacity: Int
+    static let smallestCapacity = 1 << 20
+    /// Where the call ring's page begins, after the answers.
+    var callsOffset: Int { Self.page + capacity }
+    private static let page = 4096
+
+    /// The memfd (the host's; -1 in a worker, which keeps only the mapping).
+    let fd: Int32
+    private let base: UnsafeMutableRawPointer
+    private let size: Int
+    /// The worker's answers, and the host's calls.
+    private let answers: Ring
+    private let calls: Ring
+    /// The reader's copy of what it takes, so that the other side cannot
+    /// change a frame between the reader's checks and its use.
+    private var scratch: UnsafeMutableRawPointer?
+
+    /// The last call the worker began (on the answers' page).
+    private var begun: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + 256).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// A new memory for a worker whose call frames may be `largestFrame`
+    /// bytes (the host's side); nil when the system refuses one.
+    init?(largestFrame: Int) {
+        var capacity = Self.smallestCapacity
+        while capacity < 2 * largestFrame { capacity <<= 1 }
+        guard let fd = MemoryFile.make(name: "pushhost-worker") else { return nil }
+        let size = 2 * (Self.page + capacity)
+        // Shrunk, the memory would fault the host where it reads past the end (SIGBUS).
+        let seals: Int32 = 1 /* F_SEAL_SEAL */ | 2 /* F_SEAL_SHRINK */ | 4 /* F_SEAL_GROW */
+        guard ftruncate(fd, off_t(size)) == 0, fcntl(fd, 1033 /* F_ADD_SEALS */, seals) == 0, let mapped = Self.map(fd, size: size) else {
+            close(fd)
+            return nil
+        }
+        self.fd = fd
+        self.capacity = capacity
+        self.size = size
+        base = mapped
+        answers = Ring(base: mapped, capacity: capacity)
+        calls = Ring(base: mapped + Self.page + capacity, capacity: capacity)
+    }
+
+    /// The worker's side: the memory it got as `fd` (its fd 4), its size the
+    /// host's. The descriptor is closed once it is mapped, so its plugin has
+    /// none to write into it through.
+    init?(fd: Int32) {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        let size = Int(status.st_size)
+        let mapped = Self.map(fd, size: size)
+        close(fd)
+        guard let mapped, size > 2 * Self.page else { return nil }
+        self.fd = -1
+        self.size = size
+        capacity = size / 2 - Self.page
+        base = mapped
+        answers = Ring(base: mapped, capacity: capacity)
+        calls = Ring(base: mapped + Self.page + capacity, capacity: capacity)
+    }
+
+    private static func map(_ fd: Int32, size: Int) -> UnsafeMutableRawPointer? {
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let mapped, mapped != MAP_FAILED else { return nil }
+        return mapped
+    }
+
+    deinit {
+        munmap(base, size)
+        scratch?.deallocate()
+        if fd >= 0 { close(fd) }
+    }
+
+    // MARK: Answers: the worker writes, the host reads
+
+    /// The worker's side: appends `bytes` (whole frames), waiting while the
+    /// ring has no room; `wake` is called when the host wants a wake-up.
+    func put(_ bytes: UnsafeRawBufferPointer, wake: () -> Void) {
+        while !answers.tryPut(bytes) {
+            if answers.takeWakeRequest() { wake() }
+            usleep(200)
+        }
+    }
+
+    /// The worker's side: the call `id` begins (before its plugin runs).
+    func noteBegun(_ id: UInt64) {
+        begun.pointee.store(id, ordering: .releasing)
+    }
+
+    /// The host's side, once the worker ended: the last call it said it
+    /// began. Its plugin could write anything there: a call it says it did
+    /// not begin goes to the next worker, which its crash limit bounds.
+    var lastBegun: UInt64 {
+        begun.pointee.load(ordering: .acquiring)
+    }
+
+    /// The worker's side, after it published answers: whether the host
+    /// asked for a wake-up (the request is then taken).
+    func takeWakeRequest() -> Bool {
+        answers.takeWakeRequest()
+    }
+
+    /// The host's side, before it sleeps: asks for a wake-up at the next
+    /// answers; true when answers came already (it must not sleep).
+    func requestWake() -> Bool {
+        answers.requestWake()
+    }
+
+    /// The host's side: whether the worker wrote since the last take.
+    var hasAnswers: Bool { answers.hasBytes }
+
+    /// The host's side, from any thread: whether the ring holds answers the
+    /// host has not taken yet (the worker is not the one behind).
+    var isWaitingForHost: Bool { answers.isWaitingForReader }
+
+    /// The host's side: hands `body` a copy of what the worker wrote since
+    /// the last time; false when it wrote nothing.
+    func take(_ body: (UnsafeRawBufferPointer) -> Void) throws(MalformedAnswer) -> Bool {
+        try answers.take(into: &scratch, body)
+    }
+
+    /// How many answer bytes lie between the host's read position `taken`
+    /// and the worker's write position `written`, in a ring of `capacity`.
+    static func span(from taken: UInt64, to written: UInt64, capacity: Int) throws(MalformedAnswer) -> Int {
+        try Ring.span(from: taken, to: written, capacity: capacity)
+    }
+
+    // MARK: Calls: the host writes, the worker reads
+
+    /// The host's side: appends the whole frames at the start of `bytes`
+    /// that fit, without waiting: how many bytes it took. When not all fit,
+    /// the worker is asked to wake the host once it took some. A worker
+    /// that lies about how far it read has its ring read as full, or is
+    /// malformed.
+    func putCalls(_ bytes: UnsafeRawBufferPointer) throws(MalformedAnswer) -> Int {
+        let room = try calls.room()
+        var fitting = 0
+        while fitting < bytes.count, case .frame(_, let size) = WorkerFrame.read(UnsafeRawBufferPointer(rebasing: bytes[fitting...])),
+            fitting + size <= room
+        {
+            fitting += size
+        }
+        if fitting > 0 { calls.append(UnsafeRawBufferPointer(rebasing: bytes[..<fitting])) }
+        if fitting < bytes.count { calls.requestRoom() }
+        return fitting
+    }
+
+    /// The host's side, after it put calls: whether the worker sleeps and
+    /// asked for a wake-up (the request is then taken).
+    func takeCallWakeRequest() -> Bool {
+        calls.takeWakeRequest()
+    }
+
+    /// The worker's side: hands `body` a copy of the calls the host wrote
+    /// since the last time; false when it wrote none.
+    func takeCalls(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        (try? calls.take(into: &scratch, body)) ?? false
+    }
+
+    /// The worker's side, before it sleeps: asks for a wake-up at the next
+    /// calls; true when calls came already (it must not sleep).
+    func requestCallWake() -> Bool {
+        calls.requestWake()
+    }
+
+    /// The worker's side, after it took calls: whether the host waits for
+    /// room for more (the request is then taken).
+    func takeRoomRequest() -> Bool {
+        calls.takeRoomRequest()
+    }
+}
+
+/// One ring of a ``WorkerRing``: a page of positions and flags, then the
+/// bytes. The writer's and the reader's own positions are kept apart from
+/// the shared ones, which only tell the other side.
+private final class Ring {
+    let base: UnsafeMutableRawPointer
+    let capacity: Int
+    /// The writer's position, and the reader's, as each side keeps it.
+    private var wrote: UInt64 = 0
+    private var took: UInt64 = 0
+
+    init(base: UnsafeMutableRawPointer, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    private var written: UnsafeMutablePointer<Atomic<UInt64>> { base.assumingMemoryBound(to: Atomic<UInt64>.self) }
+    private var read: UnsafeMutablePointer<Atomic<UInt64>> { (base + 64).assumingMemoryBound(to: Atomic<UInt64>.self) }
+    /// 1 while the reader sleeps until the writer writes: the writer sends a wake-up byte.
+    private var wakeWanted: UnsafeMutablePointer<Atomic<UInt32>> { (base + 128).assumingMemoryBound(to: Atomic<UInt32>.self) }
+    /// 1 while the writer waits for room: the reader sends a wake-up byte once it took some.
+    private var roomWanted: UnsafeMutablePointer<Atomic<UInt32>> { (base + 192).assumingMemoryBound(to: Atomic<UInt32>.self) }
+    private var data: UnsafeMutableRawPointer { base + 4096 }
+
+    // MARK: The writer
+
+    /// How many bytes the writer may append: malformed when the reader's
+    /// published position is past the writer's, or further behind than the ring.
+    func room() throws(MalformedAnswer) -> Int {
+        let reader = read.pointee.load(ordering: .acquiring)
+        let behind = wrote &- reader
+        guard behind <= UInt64(capacity) else {
+            throw MalformedAnswer(
+                reader > wrote
+                    ? "its call ring's read position \(reader) is past the host's write position \(wrote)"
+                    : "its call ring's read position is \(behind) bytes behind the host's, more than the ring's \(capacity)")
+        }
+        return capacity - Int(behind)
+    }
+
+    /// Appends `bytes`, which fit, and publishes them.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        let position = wrote
+        let start = Int(position % UInt64(capacity))
+        let first = min(bytes.count, capacity - start)
+        (data + start).copyMemory(from: bytes.baseAddress!, byteCount: first)
+        if first < bytes.count { data.copyMemory(from: bytes.baseAddress! + first, byteCount: bytes.count - first) }
+        wrote = position &+ UInt64(bytes.count)
+        written.pointee.store(wrote, ordering: .releasing)
+    }
+
+    /// Appends `bytes` when they fit (trusting the reader's position).
+    func tryPut(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard wrote &+ UInt64(bytes.count) &- read.pointee.load(ordering: .acquiring) <= UInt64(capacity) else { return false }
+        append(bytes)
+        return true
+    }
+
+    /// After publishing: whether the reader asked for a wake-up (taken).
+    func takeWakeRequest() -> Bool {
+        // The write position first, then the request: the reader sets them in the other order.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        guard wakeWanted.pointee.load(ordering: .relaxed) != 0 else { return false }
+        return wakeWanted.pointee.exchange(0, ordering: .acquiringAndReleasing) != 0
+    }
+
+    /// The writer found too little room: asks the reader for a wake-up once it took some.
+    func requestRoom() {
+        roomWanted.pointee.store(1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+    }
+
+    // MARK: The reader
+
+    /// Before it sleeps: asks for a wake-up at the next bytes; true when
+    /// some came already (it must not sleep).
+    func requestWake() -> Bool {
+        wakeWanted.pointee.store(1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return hasBytes
+    }
+
+    /// Whether the writer wrote since the last take.
+    var hasBytes: Bool {
+        written.pointee.load(ordering: .relaxed) != took
+    }
+
+    /// From any thread: whether the ring holds bytes the reader has not taken.
+    var isWaitingForReader: Bool {
+        written.pointee.load(ordering: .relaxed) != read.pointee.load(ordering: .relaxed)
+    }
+
+    /// After it took bytes: whether the writer waits for room (taken).
+    func takeRoomRequest() -> Bool {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        guard roomWanted.pointee.load(ordering: .relaxed) != 0 else { return false }
+        return roomWanted.pointee.exchange(0, ordering: .acquiringAndReleasing) != 0
+    }
+
+    /// Hands `body` a copy (in `scratch`, made once) of what the writer
+    /// wrote since the last time; false when it wrote nothing.
+    func take(into scratch: inout UnsafeMutableRawPointer?, _ body: (UnsafeRawBufferPointer) -> Void) throws(MalformedAnswer) -> Bool {
+        let end = written.pointee.load(ordering: .acquiring)
+        let count = try Self.span(from: took, to: end, capacity: capacity)
+        guard count > 0 else { return false }
+        let start = Int(took % UInt64(capacity))
+        let first = min(count, capacity - start)
+        let copy = scratch ?? .allocate(byteCount: capacity, alignment: 8)
+        scratch = copy
+        copy.copyMemory(from: data + start, byteCount: first)
+        if first < count { (copy + first).copyMemory(from: data, byteCount: count - first) }
+        took = end
+        read.pointee.store(end, ordering: .releasing)
+        body(UnsafeRawBufferPointer(start: copy, count: count))
+        return true
+    }
+
+    /// How many bytes lie between the read position `taken` and the write
+    /// position `written`: at most `capacity`, or a position is malformed.
+    static func span(from taken: UInt64, to written: UInt64, capacity: Int) throws(MalformedAnswer) -> Int {
+        let count = written &- taken
+        guard count <= UInt64(capacity) else {
+            throw MalformedAnswer(
+                written < taken
+                    ? "its ring's write position went back from \(taken) to \(written)"
+                    : "its ring's write position is \(count) bytes past the host's read position, more than the ring's \(capacity)")
+        }
+        return Int(count)
+    }
+}

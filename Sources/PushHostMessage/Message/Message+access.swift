@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushHostJSON
+import PushHostRecords
+
+/// The normalized fields as plugins read them, from any thread, through a
+/// handle (`message_id`, `message_target`, `message_get`, `message_json`).
+///
+/// A path is walked by its bytes, and a value is handed out as a copy in
+/// the message's arena: its input bytes as they are, or, for a string with
+/// escapes, an object or an array, built in the arena's scratch buffer
+/// first. No Swift `String` is made and, once the arena has a chunk, nothing
+/// is allocated.
+extension Message {
+    /// `message_id`; "" when the handle names no message.
+    package static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
+        handOut(handle) { message, arena in message.handID(&arena) } ?? noText
+    }
+
+    /// `message_target`: NULL when the message has none, or the handle names no message.
+    package static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
+        handOut(handle) { message, arena in message.target >= 0 ? message.hand(message.value(message.target), &arena) : nil }
+    }
+
+    /// `message_get`: the value at a dotted path, as text; NULL when absent
+    /// or null, or when the handle names no message.
+    package static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+        handOut(handle) { message, arena in message.value(atPath: path, into: &arena) }
+    }
+
+    /// `value(_:atPath:)` with the value's length in bytes (a string's
+    /// unescaped text may hold a NUL) and whether it is a JSON string, not
+    /// a number, a literal or compact JSON: for an ffi parameter.
+    package static func value(
+        _ handle: OpaquePointer, atPath path: UnsafePointer<CChar>, count: inout Int, isString: inout Bool
+    ) -> UnsafePointer<CChar>? {
+        handOut(handle) { message, arena in
+            let text = message.value(atPath: path, into: &arena)
+            count = arena.handedCount
+            isString = arena.handedString
+            return text
+        }
+    }
+
+    /// `message_json`: the normalized message as compact JSON, built once
+    /// per message; "" when the handle names no message.
+    package static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
+        var count = 0
+        let text = handOut(handle) { message, arena in
+            if let json = arena.json {
+                count = json.count
+                return json.text
+            }
+            arena.scratch.removeAll(keepingCapacity: true)
+            message.appendNormalizedJSON(to: &arena.scratch)
+            count = arena.scratch.count
+            let text = arena.copyScratch()
+            arena.json = (text, count)
+            return text
+        }
+        return (text ?? noText, count)
+    }
+
+    /// The empty C string, for a handle that names no message.
+    nonisolated(unsafe) private static let noText: UnsafePointer<CChar> = {
+        let text = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        text.initialize(to: 0)
+        return UnsafePointer(text)
+    }()
+
+    // MARK: Values, into the arena
+
+    /// The text at `path` (dotted: `data.title`, `notification.body`,
+    /// `source.file`, `data.list.0`), or nil when there is none or it is null.
+    func value(atPath path: UnsafePointer<CChar>, into arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        var segments = PathSegments(path)
+        guard let first = segments.next() else { return nil }
+        let isData = first.equals("data")
+        if isData || first.equals("notification") {
+            var found: JSONValue?
+            if isData && dataObject >= 0, let key = segments.next() {
+                // The common case: data is one object, taken whole.
+                found = value(dataObject).member(named: key)
+            } else {
+                // A message always has data (maybe empty); a data-only one has no notification.
+                guard isData ? !layout.data.isEmpty : !layout.notification.isEmpty else {
+                    return isData && segments.isAtEnd ? arena.copy("{}") : nil
+                }
+                guard let key = segments.next() else {
+                    arena.scratch.removeAll(keepingCapacity: true)
+                    if isData { appendMerged(layout.data, to: &arena.scratch) } else { appendMerged(layout.notification, to: &arena.scratch) }
+                    return arena.copyScratch()
+                }
+                found = isData ? layout.data.member(key, in: root) : layout.notification.member(key, in: root)
+            }
+            while let segment = segments.next() { found = found?.child(segment) }
+            guard let found, found.kind != .null else { return nil }
+            return hand(found, &arena)
+        }
+        if segments.isAtEnd, let field = field(first, &arena) { return field }
+        if first.equals("source") {
+            arena.scratch.removeAll(keepingCapacity: true)
+            guard let key = segments.next() else {
+                source.appendJSON(to: &arena.scratch)
+                return arena.copyScratch()
+            }
+            guard segments.isAtEnd, source.append(key, to: &arena.scratch) else { return nil }
+            return arena.copyScratch()
+        }
+        return nil
+    }
+
+    /// A top-level field of one segment (`id`, `target`, `format`,
+    /// `priority`, `content_available`, `topic`, `collapse_key`), or nil.
+    @inline(__always)
+    private func field(_ name: UnsafeRawBufferPointer, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        switch name.count {
+        case 8 where name.equals("priority"): return arena.copy(layout.priority.word)
+        case 2 where name.equals("id"): return handID(&arena)
+        case 6 where name.equals("target"): return target >= 0 ? hand(value(target), &arena) : nil
+        case 6 where name.equals("format"): return arena.copy(layout.format.word)
+        case 17 where name.equals("content_available"): return arena.copy(layout.contentAvailable ? "true" : "false")
+        case 12 where name.equals("collapse_key"): return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil
+        case 5 where name.equals("topic"): return handTopic(&arena)
+        default: return nil
+        }
+    }
+
+    /// The topic, less the `/topics/` a GCM `to` starts with.
+    private func handTopic(_ arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        guard layout.topic >= 0 else { return nil }
+        guard layout.topicHasPrefix else { return hand(value(layout.topic), &arena) }
+        arena.scratch.removeAll(keepingCapacity: true)
+        appendTopic(to: &arena.scratch)
+        return arena.copyScratch()
+    }
+
+    /// The id: the payload's own, or the one the host made.
+    func handID(_ arena: inout MessageArena) -> UnsafePointer<CChar> {
+        if layout.id >= 0 { return hand(value(layout.id), &arena) }
+        arena.scratch.removeAll(keepingCapacity: true)
+        source.appendDefaultID(to: &arena.scratch)
+        return arena.copyScratch()
+    }
+
+    /// A value's text: a string unescaped, a number or literal as it is, an
+    /// object or array as compact JSON.
+    @inline(__always)
+    func hand(_ value: JSONValue, _ arena: inout MessageArena) -> UnsafePointer<CChar> {
+        defer { arena.handedString = value.kind == .string }
+        if !value.kind.isContainer && !value.isEscaped { return arena.copy(value.rawBytes) }
+        arena.scratch.removeAll(keepingCapacity: true)
+        value.appendText(to: &arena.scratch)
+        return arena.copyScratch()
+    }
+}
+
+/// The segments of a dotted C string path, as views into its bytes: `a.b`
+/// gives `a` and `b`, `a.` gives `a` and an empty one.
+struct PathSegments {
+    /// Where the next segment starts; nil once every segment was taken.
+    private var rest: UnsafePointer<UInt8>?
+
+    init(_ path: UnsafePointer<CChar>) {
+        rest = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Whether every segment was taken.
+    var isAtEnd: Bool { rest == nil }
+
+    @inline(__always)
+    mutating func next() -> UnsafeRawBufferPointer? {
+        guard let start = rest else { return nil }
+        var length = 0
+        var byte = start[0]
+        while byte != 0 && byte != UInt8(ascii: ".") {
+            length &+= 1
+            byte = start[length]
+        }
+        rest = byte == 0 ? nil : start + length + 1
+        return UnsafeRawBufferPointer(start: start, count: length)
+    }
+}

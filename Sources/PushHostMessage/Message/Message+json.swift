@@ -1,0 +1,155 @@
+import PushHostSystem
+import PushHostJSON
+import PushHostRecords
+
+/// The normalized fields written as JSON: the message `message_json` hands
+/// out, and the id and target the report writes (`Message+access` reads
+/// single fields for plugins).
+extension Message {
+    // MARK: For the host (dispatch thread)
+
+    /// The id, for log lines.
+    package var idString: String {
+        String(decoding: idBytes(), as: UTF8.self)
+    }
+
+    /// Calls `body` with the target's UTF-8 bytes, or nil when there is none.
+    package func withTarget<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard target >= 0 else { return body(nil) }
+        let value = value(target)
+        guard value.isEscaped else { return body(value.rawBytes) }
+        return value.textBytes.withUnsafeBytes { body($0) }
+    }
+
+    /// Appends the id as a JSON string.
+    package func appendIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+        guard layout.id >= 0 else { return source.appendDefaultIDJSON(to: &bytes) }
+        Self.appendAsString(value(layout.id), to: &bytes)
+    }
+
+    /// Appends the target as a JSON string, or null.
+    package func appendTargetJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+        guard target >= 0 else { return bytes.append(ascii: "null") }
+        Self.appendAsString(value(target), to: &bytes)
+    }
+
+    /// The whole normalized message:
+    /// `{"id","target","format","priority","content_available","notification","data","topic","collapse_key","source"}`.
+    func normalizedJSON() -> [UInt8] {
+        var bytes: [UInt8] = []
+        appendNormalizedJSON(to: &bytes)
+        return bytes
+    }
+
+    /// Appends `normalizedJSON()`.
+    func appendNormalizedJSON(to bytes: inout [UInt8]) {
+        appendNormalizedJSON(to: &bytes, actions: nil)
+    }
+
+    /// Appends `normalizedJSON()`, with `actions` in place of the
+    /// notification's when given.
+    func appendNormalizedJSON(to bytes: inout [UInt8], actions: ActionsOverride?) {
+        var line = JSONLine(appendingTo: &bytes)
+        line.key("id")
+        appendIDJSON(to: &line.bytes)
+        line.key("target")
+        appendTargetJSON(to: &line.bytes)
+        line.string("format", layout.format.rawValue)
+        line.string("priority", layout.priority.rawValue)
+        line.key("content_available")
+        line.bytes.append(contentsOf: (layout.contentAvailable ? "true" : "false").utf8)
+        line.key("notification")
+        if layout.notification.isEmpty {
+            line.bytes.append(contentsOf: "null".utf8)
+        } else {
+            appendMerged(layout.notification, to: &line.bytes, actions: actions)
+        }
+        line.key("data")
+        appendMerged(layout.data, to: &line.bytes)
+        line.key("topic")
+        if layout.topic >= 0 {
+            var topic: [UInt8] = []
+            appendTopic(to: &topic)
+            topic.withUnsafeBytes { JSONWriter.appendString($0, to: &line.bytes) }
+        } else {
+            line.bytes.append(contentsOf: "null".utf8)
+        }
+        line.key("collapse_key")
+        if layout.collapseKey >= 0 {
+            Self.appendAsString(value(layout.collapseKey), to: &line.bytes)
+        } else {
+            line.bytes.append(contentsOf: "null".utf8)
+        }
+        line.key("source")
+        source.appendJSON(to: &line.bytes)
+        bytes = line.closed()
+    }
+
+    // MARK: Field values
+
+    func idBytes() -> [UInt8] {
+        layout.id >= 0 ? value(layout.id).textBytes : Array(source.defaultID.utf8)
+    }
+
+    /// Appends the topic's text (the message has one), less the `/topics/`
+    /// a GCM `to` starts with.
+    func appendTopic(to bytes: inout [UInt8]) {
+        let start = bytes.count
+        value(layout.topic).appendUnescaped(to: &bytes)
+        if layout.topicHasPrefix { bytes.removeSubrange(start..<min(bytes.count, start + "/topics/".utf8.count)) }
+    }
+
+    /// What the normalized JSON shows for the notification's actions, in
+    /// place of the members named `actions` its parts give.
+    enum ActionsOverride {
+        /// This value (of another document).
+        case replace(JSONValue)
+        /// None: the member is left out.
+        case remove
+    }
+
+    /// Appends the object merged from `parts` (a later part's member
+    /// replacing an earlier one of the same key, in first-seen order), with
+    /// `actions` in place of any member named `actions` when given.
+    func appendMerged<let capacity: Int>(
+        _ parts: MessageLayout.Parts<capacity>, to bytes: inout [UInt8], actions: ActionsOverride? = nil
+    ) {
+        var members = MergedMembers(expected: parts.reduce(0) { total, part in
+            if case .object(let index, _) = part { total + value(index).count } else { total + 1 }
+        })
+        for part in parts {
+            switch part {
+            case .object(let index, let withoutAPS):
+                for (key, value) in self.value(index).members {
+                    if withoutAPS && key.isString("aps") { continue }
+                    if let actions, key.isString("actions") {
+                        if case .replace(let replacement) = actions { members.add(key: key, value: replacement) }
+                        continue
+                    }
+                    members.add(key: key, value: value)
+                }
+            case .member(let field, let index):
+                var value = value(index)
+                if let actions, field == .actions {
+                    guard case .replace(let replacement) = actions else { continue }
+                    value = replacement
+                }
+                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), value)
+            case .constant(let field, let index):
+                members.add(UnsafeRawBufferPointer(start: field.name.utf8Start, count: field.name.utf8CodeUnitCount), LayoutConstants.value(index))
+            }
+        }
+        members.append(to: &bytes)
+    }
+
+    /// Appends a string value as it is, and any other scalar's text as a JSON string.
+    static func appendAsString<Sink: ByteSink & ~Copyable>(_ value: JSONValue, to bytes: inout Sink) {
+        if value.kind == .string {
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(bytes: value.rawBytes)
+            bytes.append(UInt8(ascii: "\""))
+        } else {
+            JSONWriter.appendString(value.rawBytes, to: &bytes)
+        }
+    }
+}

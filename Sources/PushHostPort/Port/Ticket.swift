@@ -1,0 +1,13 @@
+import PushHostPlugins
+/// The end of a call made elsewhere (``RemotePlugin``): a stage that must
+/// not go on before the call ended (a report line, the next UI call in
+/// another process) holds its ticket and asks it, or has the scheduler wait
+/// for it (``CallScheduler``).
+package struct Ticket {
+    unowned(unsafe) let remote: any RemotePlugin
+    /// The call's number among the plugin's calls.
+    let call: UInt64
+
+    /// Whether the call ended (it was answered, or it failed).
+    package var hasEnded: Bool { remote.answeredThrough >= call }
+}
