@@ -31,12 +31,19 @@ extension JSONValue {
             let key = JSONValue(tape: tape, input: input, index: position)
             let value = Int32(truncatingIfNeeded: position + 1)
             if key.isEscaped {
-                key.textBytes.withUnsafeBytes { body($0, value) }
+                Self.withUnescaped(key) { body($0, value) }
             } else {
                 body(key.rawBytes, value)
             }
             position = Int(tape[position + 1].next)
         }
+    }
+
+    /// Calls `body` with the unescaped bytes of `key`: the rare path of
+    /// `forEachMember`, kept out of line so that `body` is inlined once.
+    @inline(never)
+    @usableFromInline static func withUnescaped(_ key: JSONValue, _ body: (UnsafeRawBufferPointer) -> Void) {
+        key.textBytes.withUnsafeBytes { body($0) }
     }
 
     /// The value of the member whose key is `name`; see ``member(named:)-(UnsafeRawBufferPointer)``.
