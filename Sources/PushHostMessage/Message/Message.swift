@@ -78,6 +78,10 @@ import Synchronization
     private let deferredLoad = Mutex<DeferredLoad?>(nil)
     private let hasDeferredLoad = Atomic(false)
 
+    /// `Handles.messages`, kept here: reading a global of another target
+    /// is a call, and `message_get` finds its message through it.
+    private static let handles = Handles.messages
+
     /// A message with a handle of its own.
     package init() {
         shown = .allocate(capacity: 1)
@@ -327,7 +331,7 @@ import Synchronization
     /// reads once its interceptors' turns are over (a `set` after its turn
     /// changes nothing), and an isolated interceptor's turn has no other writer.
     package static func withRecord(_ opaque: OpaquePointer, _ body: (RecordSource, UnsafeRawBufferPointer, Bool) -> Void) -> Bool {
-        guard let slot = Handles.messages.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
         return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
@@ -345,7 +349,7 @@ import Synchronization
     static func handOut(
         _ opaque: OpaquePointer, _ body: (Message, inout MessageArena) -> UnsafePointer<CChar>?
     ) -> UnsafePointer<CChar>? {
-        guard let slot = Handles.messages.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
         // Never freed (see the type), so locking it is safe even if it moved
