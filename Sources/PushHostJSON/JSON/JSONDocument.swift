@@ -4,11 +4,11 @@
 /// while the input buffer given to ``JSONReader/parse(_:)`` is alive and unchanged, and
 /// while the reader that produced it is alive and has not parsed another input. The same
 /// holds for every ``JSONValue`` obtained from it.
-package struct JSONDocument {
+@usableFromInline package struct JSONDocument {
     /// All tokens in document order; entry 0 is the top-level value.
-    package let tape: UnsafeBufferPointer<JSONToken>
+    @usableFromInline package let tape: UnsafeBufferPointer<JSONToken>
     /// The parsed bytes.
-    package let input: UnsafeRawBufferPointer
+    @usableFromInline package let input: UnsafeRawBufferPointer
     /// The top-level value.
-    package let root: JSONValue
+    @usableFromInline package let root: JSONValue
 }

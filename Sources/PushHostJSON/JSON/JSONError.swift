@@ -32,13 +32,13 @@
 /// - "nesting deeper than N levels": the bracket that opens level N + 1 (N is the reader's limit).
 /// - "input larger than 4 GiB": the input does not fit the tape's 32-bit offsets;
 ///   points at the first byte that cannot be addressed.
-package struct JSONError: Error, Equatable, CustomStringConvertible {
+@usableFromInline package struct JSONError: Error, Equatable, CustomStringConvertible {
     /// Byte offset of the offending byte, or the input length for an unexpected end.
     package let offset: Int
     /// Short plain English description, one of the reasons listed on the type.
     package let reason: String
 
-    package var description: String { "\(reason) at byte \(offset)" }
+    @usableFromInline package var description: String { "\(reason) at byte \(offset)" }
 
     static let expectedValue = "expected a value"
     static let expectedKey = "expected a string key"

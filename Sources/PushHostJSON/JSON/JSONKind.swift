@@ -1,5 +1,5 @@
 /// The kind of a JSON value, as recorded on the tape.
-package enum JSONKind: UInt8, Sendable {
+@usableFromInline package enum JSONKind: UInt8, Sendable {
     case object
     case array
     case string
@@ -10,7 +10,7 @@ package enum JSONKind: UInt8, Sendable {
 
     /// Whether this kind is an object or an array.
     @inline(__always)
-    package var isContainer: Bool { self.rawValue <= JSONKind.array.rawValue }
+    @inlinable package var isContainer: Bool { self.rawValue <= JSONKind.array.rawValue }
 
     /// The kind in words, for error messages: `an object`, `a number`, `a boolean`.
     package var withArticle: String {

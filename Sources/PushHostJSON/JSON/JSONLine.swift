@@ -4,13 +4,13 @@ import PushHostSystem
 /// alone (an array, or the report's ``ByteBuffer``), so that appending never
 /// copies what is there already: `init(appendingTo:)` takes the caller's
 /// bytes over, and `finished()` or `closed()` hands them back.
-package struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
-    package var bytes: Sink
-    private var first = true
+@usableFromInline package struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
+    @usableFromInline package var bytes: Sink
+    @usableFromInline var first = true
 
     /// An object after the bytes of `bytes`, which it takes over, leaving
     /// them empty until the caller takes them back.
-    package init(appendingTo bytes: inout Sink) {
+    @inlinable package init(appendingTo bytes: inout Sink) {
         self.bytes = Sink()
         swap(&self.bytes, &bytes)
         self.bytes.append(UInt8(ascii: "{"))
@@ -25,7 +25,7 @@ package struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
 
     /// Starts the member `key`; the caller appends its value to `bytes`.
     @inline(__always)
-    package mutating func key(_ key: StaticString) {
+    @inlinable package mutating func key(_ key: StaticString) {
         if !first { bytes.append(UInt8(ascii: ",")) }
         first = false
         bytes.append(UInt8(ascii: "\""))
@@ -34,23 +34,23 @@ package struct JSONLine<Sink: ByteSink & ~Copyable>: ~Copyable {
     }
 
     /// The object's bytes, closed and ended with a newline, handed back.
-    package consuming func finished() -> Sink {
+    @inlinable package consuming func finished() -> Sink {
         bytes.append(ascii: "}\n")
         return bytes
     }
 
     /// The object's bytes, closed, to nest inside another value, handed back.
-    package consuming func closed() -> Sink {
+    @inlinable package consuming func closed() -> Sink {
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }
 
-    package mutating func string(_ key: StaticString, _ value: String?) {
+    @inlinable package mutating func string(_ key: StaticString, _ value: String?) {
         self.key(key)
         if let value { JSONWriter.appendString(value, to: &bytes) } else { bytes.append(ascii: "null") }
     }
 
-    package mutating func number(_ key: StaticString, _ value: Int) {
+    @inlinable package mutating func number(_ key: StaticString, _ value: Int) {
         self.key(key)
         bytes.appendDecimal(value)
     }

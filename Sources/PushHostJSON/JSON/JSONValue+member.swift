@@ -6,7 +6,7 @@ import Glibc
 extension JSONValue {
     /// The value of the first member of this object whose key equals `name` (UTF-8 bytes),
     /// comparing keys by their unescaped value; nil if there is none or this is not an object.
-    package func member(named name: UnsafeRawBufferPointer) -> JSONValue? {
+    @usableFromInline package func member(named name: UnsafeRawBufferPointer) -> JSONValue? {
         let object = token
         guard object.kind == .object else { return nil }
         var position = index + 1
@@ -24,14 +24,14 @@ extension JSONValue {
     /// tape index of its value, in document order: one pass that looks at
     /// every key, for a caller that looks for several at once.
     @inline(__always)
-    package func forEachMember(_ body: (_ key: UnsafeRawBufferPointer, _ value: Int32) -> Void) {
+    @inlinable package func forEachMember(_ body: (_ key: UnsafeRawBufferPointer, _ value: Int32) -> Void) {
         var position = index + 1
         let end = subtreeEnd
         while position < end {
             let key = JSONValue(tape: tape, input: input, index: position)
             let value = Int32(truncatingIfNeeded: position + 1)
             if key.isEscaped {
-                key.textBytes.withUnsafeBytes { body($0, value) }
+                Self.withUnescaped(key) { body($0, value) }
             } else {
                 body(key.rawBytes, value)
             }
@@ -39,13 +39,20 @@ extension JSONValue {
         }
     }
 
+    /// Calls `body` with the unescaped bytes of `key`: the rare path of
+    /// `forEachMember`, kept out of line so that `body` is inlined once.
+    @inline(never)
+    @usableFromInline static func withUnescaped(_ key: JSONValue, _ body: (UnsafeRawBufferPointer) -> Void) {
+        key.textBytes.withUnsafeBytes { body($0) }
+    }
+
     /// The value of the member whose key is `name`; see ``member(named:)-(UnsafeRawBufferPointer)``.
-    package func member(named name: StaticString) -> JSONValue? {
+    @usableFromInline package func member(named name: StaticString) -> JSONValue? {
         member(named: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 
     /// The value of the member whose key is `name`; see ``member(named:)-(UnsafeRawBufferPointer)``.
-    package func member(named name: String) -> JSONValue? {
+    @usableFromInline package func member(named name: String) -> JSONValue? {
         var name = name
         return name.withUTF8 { member(named: UnsafeRawBufferPointer($0)) }
     }

@@ -5,7 +5,7 @@ extension JSONValue {
     }
 
     /// A string unescaped; a number or literal as its text; an object or array as compact JSON.
-    package var textBytes: [UInt8] {
+    @usableFromInline package var textBytes: [UInt8] {
         var bytes: [UInt8] = []
         appendText(to: &bytes)
         return bytes

@@ -2,39 +2,39 @@
 ///
 /// Copying a value copies three words. It has the lifetime of the document it came from:
 /// valid while that document's input is alive and its reader has not parsed again.
-package struct JSONValue {
+@usableFromInline package struct JSONValue {
     /// First token of the document's tape.
-    package let tape: UnsafePointer<JSONToken>
+    @usableFromInline package let tape: UnsafePointer<JSONToken>
     /// First byte of the document's input.
-    package let input: UnsafePointer<UInt8>
+    @usableFromInline package let input: UnsafePointer<UInt8>
     /// Position of this value's token on the tape.
-    package let index: Int
+    @usableFromInline package let index: Int
 
-    package init(tape: UnsafePointer<JSONToken>, input: UnsafePointer<UInt8>, index: Int) {
+    @inlinable package init(tape: UnsafePointer<JSONToken>, input: UnsafePointer<UInt8>, index: Int) {
         self.tape = tape
         self.input = input
         self.index = index
     }
 
     /// This value's tape entry.
-    package var token: JSONToken { tape[index] }
+    @inlinable package var token: JSONToken { tape[index] }
 
     /// What kind of value this is.
-    package var kind: JSONKind { token.kind }
+    @inlinable package var kind: JSONKind { token.kind }
 
     /// Whether this is a string whose raw text contains a backslash escape.
-    package var isEscaped: Bool { token.isEscaped }
+    @inlinable package var isEscaped: Bool { token.isEscaped }
 
     /// Number of members of an object or elements of an array; 0 for other kinds.
-    package var count: Int { Int(token.count) }
+    @inlinable package var count: Int { Int(token.count) }
 
     /// Tape index just past this value's subtree: where the next sibling starts.
-    var subtreeEnd: Int { Int(token.next) }
+    @inlinable var subtreeEnd: Int { Int(token.next) }
 
     /// The raw input bytes of this value: a string's text between the quotes (escapes not
     /// resolved), a container from its opening to its closing bracket, a number's or
     /// literal's text.
-    package var rawBytes: UnsafeRawBufferPointer {
+    @inlinable package var rawBytes: UnsafeRawBufferPointer {
         let token = token
         return UnsafeRawBufferPointer(start: input + Int(token.start), count: Int(token.end &- token.start))
     }

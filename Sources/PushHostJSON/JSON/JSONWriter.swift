@@ -1,7 +1,7 @@
 import PushHostSystem
 
 /// Writes JSON string literals for output lines.
-package enum JSONWriter {
+@usableFromInline package enum JSONWriter {
     /// `string` as a JSON string, quotes included.
     package static func quoted(_ string: String) -> String {
         var bytes: [UInt8] = []
@@ -10,7 +10,7 @@ package enum JSONWriter {
     }
 
     /// Appends `string` as a quoted, escaped JSON string literal to `out`.
-    package static func appendString<Sink: ByteSink & ~Copyable>(_ string: String, to out: inout Sink) {
+    @usableFromInline package static func appendString<Sink: ByteSink & ~Copyable>(_ string: String, to out: inout Sink) {
         var string = string
         string.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }
     }
@@ -31,7 +31,7 @@ package enum JSONWriter {
     /// or `\u00XX` (lower case hex); every other byte, non-ASCII UTF-8 included, is copied
     /// as is, so `utf8` must be valid UTF-8 for the result to be valid JSON. The runs
     /// between escapes are copied whole.
-    package static func appendString<Sink: ByteSink & ~Copyable>(_ utf8: UnsafeRawBufferPointer, to out: inout Sink) {
+    @usableFromInline package static func appendString<Sink: ByteSink & ~Copyable>(_ utf8: UnsafeRawBufferPointer, to out: inout Sink) {
         out.append(UInt8(ascii: "\""))
         var run = 0
         var offset = 0

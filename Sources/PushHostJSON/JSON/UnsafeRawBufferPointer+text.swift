@@ -7,7 +7,7 @@ extension UnsafeRawBufferPointer {
     /// Whether these bytes are exactly `text`: up to 16 bytes compared as
     /// two overlapping words each side, without a call.
     @inline(__always)
-    package func equals(_ text: StaticString) -> Bool {
+    @inlinable package func equals(_ text: StaticString) -> Bool {
         let length = text.utf8CodeUnitCount
         guard count == length else { return false }
         guard length >= 4, length <= 16, let bytes = baseAddress else { return hasPrefix(text) }
@@ -24,7 +24,7 @@ extension UnsafeRawBufferPointer {
 
     /// Whether these bytes start with `text`.
     @inline(__always)
-    package func hasPrefix(_ text: StaticString) -> Bool {
+    @inlinable package func hasPrefix(_ text: StaticString) -> Bool {
         count >= text.utf8CodeUnitCount
             && (text.utf8CodeUnitCount == 0 || memcmp(baseAddress!, text.utf8Start, text.utf8CodeUnitCount) == 0)
     }

@@ -7,7 +7,7 @@ import PushHostSystem
 /// time it expires at (APNs' `apns-expiration`, ntfy's `expires`). A value
 /// that is not a number of seconds (or a duration such as `"3.5s"`, for
 /// `android.ttl`) states nothing: such a message never expires.
-package enum Lifetime: Equatable, Sendable {
+@usableFromInline package enum Lifetime: Equatable, Sendable {
     case unlimited
     /// Seconds from the record's arrival.
     case seconds(Double)
@@ -61,7 +61,7 @@ package enum Lifetime: Equatable, Sendable {
     /// Whether a message that arrived at `arrival` is past this lifetime at
     /// `now` (both Unix milliseconds): it waited longer than its time to live,
     /// or its expiry passed, counted in whole seconds.
-    package func isPast(arrival: Int64, now: Int64) -> Bool {
+    @usableFromInline package func isPast(arrival: Int64, now: Int64) -> Bool {
         switch self {
         case .unlimited: false
         case .seconds(let seconds): Double((now - arrival) / 1000) > seconds

@@ -14,56 +14,38 @@ import PushHostRecords
 /// is allocated.
 extension Message {
     /// `message_id`; "" when the handle names no message.
-    package static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
-        handOut(handle) { message, arena in message.handID(&arena) } ?? noText
+    @inlinable package static func idText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
+        messageIDText(handle)
     }
 
     /// `message_target`: NULL when the message has none, or the handle names no message.
-    package static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
-        handOut(handle) { message, arena in message.target >= 0 ? message.hand(message.value(message.target), &arena) : nil }
+    @inlinable package static func targetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
+        messageTargetText(handle)
     }
 
     /// `message_get`: the value at a dotted path, as text; NULL when absent
     /// or null, or when the handle names no message.
-    package static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
-        handOut(handle) { message, arena in message.value(atPath: path, into: &arena) }
+    @inlinable package static func value(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+        messageValueText(handle, atPath: path)
     }
 
     /// `value(_:atPath:)` with the value's length in bytes (a string's
     /// unescaped text may hold a NUL) and whether it is a JSON string, not
     /// a number, a literal or compact JSON: for an ffi parameter.
-    package static func value(
+    @inlinable package static func value(
         _ handle: OpaquePointer, atPath path: UnsafePointer<CChar>, count: inout Int, isString: inout Bool
     ) -> UnsafePointer<CChar>? {
-        handOut(handle) { message, arena in
-            let text = message.value(atPath: path, into: &arena)
-            count = arena.handedCount
-            isString = arena.handedString
-            return text
-        }
+        messageValueText(handle, atPath: path, count: &count, isString: &isString)
     }
 
     /// `message_json`: the normalized message as compact JSON, built once
     /// per message; "" when the handle names no message.
-    package static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
-        var count = 0
-        let text = handOut(handle) { message, arena in
-            if let json = arena.json {
-                count = json.count
-                return json.text
-            }
-            arena.scratch.removeAll(keepingCapacity: true)
-            message.appendNormalizedJSON(to: &arena.scratch)
-            count = arena.scratch.count
-            let text = arena.copyScratch()
-            arena.json = (text, count)
-            return text
-        }
-        return (text ?? noText, count)
+    @inlinable package static func jsonText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
+        messageJSONText(handle)
     }
 
     /// The empty C string, for a handle that names no message.
-    nonisolated(unsafe) private static let noText: UnsafePointer<CChar> = {
+    nonisolated(unsafe) static let noText: UnsafePointer<CChar> = {
         let text = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
         text.initialize(to: 0)
         return UnsafePointer(text)
@@ -181,4 +163,49 @@ struct PathSegments {
         rest = byte == 0 ? nil : start + length + 1
         return UnsafeRawBufferPointer(start: start, count: length)
     }
+}
+
+
+// The bodies of the accessors above, as functions of no type: a static
+// method called from another target is passed `Message`'s metadata, which
+// costs a call to fetch on every `message_get`; these are called instead.
+
+@usableFromInline func messageIDText(_ handle: OpaquePointer) -> UnsafePointer<CChar> {
+    Message.handOut(handle) { message, arena in message.handID(&arena) } ?? Message.noText
+}
+
+@usableFromInline func messageTargetText(_ handle: OpaquePointer) -> UnsafePointer<CChar>? {
+    Message.handOut(handle) { message, arena in message.target >= 0 ? message.hand(message.value(message.target), &arena) : nil }
+}
+
+@usableFromInline func messageValueText(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
+    Message.handOut(handle) { message, arena in message.value(atPath: path, into: &arena) }
+}
+
+@usableFromInline func messageValueText(
+    _ handle: OpaquePointer, atPath path: UnsafePointer<CChar>, count: inout Int, isString: inout Bool
+) -> UnsafePointer<CChar>? {
+    Message.handOut(handle) { message, arena in
+        let text = message.value(atPath: path, into: &arena)
+        count = arena.handedCount
+        isString = arena.handedString
+        return text
+    }
+}
+
+@usableFromInline func messageJSONText(_ handle: OpaquePointer) -> (text: UnsafePointer<CChar>, count: Int) {
+    var count = 0
+    let text = Message.handOut(handle) { message, arena in
+        if let json = arena.json {
+            count = json.count
+            return json.text
+        }
+        arena.scratch.removeAll(keepingCapacity: true)
+        message.appendNormalizedJSON(to: &arena.scratch)
+        count = arena.scratch.count
+        let text = arena.copyScratch()
+        arena.json = (text, count)
+        return text
+    }
+    return (text ?? Message.noText, count)
 }

@@ -14,24 +14,29 @@ extension Message {
     }
 
     /// Calls `body` with the target's UTF-8 bytes, or nil when there is none.
-    package func withTarget<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
-        guard target >= 0 else { return body(nil) }
-        let value = value(target)
+    @inlinable package func withTarget<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard targetIndex >= 0 else { return body(nil) }
+        let value = value(targetIndex)
         guard value.isEscaped else { return body(value.rawBytes) }
         return value.textBytes.withUnsafeBytes { body($0) }
     }
 
     /// Appends the id as a JSON string.
-    package func appendIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
-        guard layout.id >= 0 else { return source.appendDefaultIDJSON(to: &bytes) }
-        Self.appendAsString(value(layout.id), to: &bytes)
+    @inlinable package func appendIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+        guard idIndex >= 0 else { return source.appendDefaultIDJSON(to: &bytes) }
+        Self.appendAsString(value(idIndex), to: &bytes)
     }
 
     /// Appends the target as a JSON string, or null.
-    package func appendTargetJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
-        guard target >= 0 else { return bytes.append(ascii: "null") }
-        Self.appendAsString(value(target), to: &bytes)
+    @inlinable package func appendTargetJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+        guard targetIndex >= 0 else { return bytes.append(ascii: "null") }
+        Self.appendAsString(value(targetIndex), to: &bytes)
     }
+
+    /// The tape index of the payload's own id, and of the target, or -1:
+    /// what the two above read, inlined in other targets for their sink.
+    @usableFromInline var idIndex: Int32 { layout.id }
+    @usableFromInline var targetIndex: Int32 { target }
 
     /// The whole normalized message:
     /// `{"id","target","format","priority","content_available","notification","data","topic","collapse_key","source"}`.
@@ -143,7 +148,7 @@ extension Message {
     }
 
     /// Appends a string value as it is, and any other scalar's text as a JSON string.
-    static func appendAsString<Sink: ByteSink & ~Copyable>(_ value: JSONValue, to bytes: inout Sink) {
+    @inlinable static func appendAsString<Sink: ByteSink & ~Copyable>(_ value: JSONValue, to bytes: inout Sink) {
         if value.kind == .string {
             bytes.append(UInt8(ascii: "\""))
             bytes.append(bytes: value.rawBytes)

@@ -27,18 +27,28 @@ import Synchronization
 /// The dispatch thread is the only writer of the storage; plugin threads
 /// only read it, and the accessors they call take the lock that `detach`,
 /// `reset` and a change of handle take too.
-package final class Message: @unchecked Sendable {
-    package private(set) var source = RecordSource.stdin(line: 0)
+@usableFromInline package final class Message: @unchecked Sendable {
+    @inlinable package var source: RecordSource { shown.pointee.source }
     /// `source.kindNumber`, read in place (reading `source` copies it).
-    package var sourceKind: Int { source.kindNumber }
-    package private(set) var layout = MessageLayout()
+    @usableFromInline package var sourceKind: Int { source.kindNumber }
+    @inlinable package var layout: MessageLayout { shown.pointee.layout }
     /// The tape index of `data` when it is one whole object (no merge), or -1.
     private(set) var dataObject: Int32 = -1
     /// The tape index of the target, or -1.
     private(set) var target: Int32 = -1
     /// How long the message may wait for its UI stage, as its payload
     /// states it (kept through every rewrite of the message).
-    package private(set) var lifetime = Lifetime.unlimited
+    @inlinable package var lifetime: Lifetime { shown.pointee.lifetime }
+    /// `source`, `layout` and `lifetime`, which other targets read for
+    /// every message: in memory of the message's own, so that a read
+    /// inlined there is a load (a stored property of a class that another
+    /// module reads costs a dynamic exclusivity check at each access).
+    @usableFromInline let shown: UnsafeMutablePointer<Shown>
+    @usableFromInline struct Shown {
+        @usableFromInline var source = RecordSource.stdin(line: 0)
+        @usableFromInline var layout = MessageLayout()
+        @usableFromInline var lifetime = Lifetime.unlimited
+    }
     /// Whether the bytes the message reads are a normalized message, as
     /// `normalizedJSON()` writes it: after a rewrite, or `load(normalized:)`.
     package var isNormalizedForm: Bool { normalized }
@@ -68,13 +78,21 @@ package final class Message: @unchecked Sendable {
     private let deferredLoad = Mutex<DeferredLoad?>(nil)
     private let hasDeferredLoad = Atomic(false)
 
+    /// `Handles.messages`, kept here: reading a global of another target
+    /// is a call, and `message_get` finds its message through it.
+    private static let handles = Handles.messages
+
     /// A message with a handle of its own.
     package init() {
+        shown = .allocate(capacity: 1)
+        shown.initialize(to: Shown())
         handle = Handles.messages.claim(for: address)
     }
 
     deinit {
         reset()
+        shown.deinitialize(count: 1)
+        shown.deallocate()
         if let kept {
             kept.input.deallocate()
             kept.tape.deallocate()
@@ -90,17 +108,16 @@ package final class Message: @unchecked Sendable {
         borrow(document, source: source)
         normalized = false
         let shape = MessageLayout(root: document.root, members: members, platform: platform)
-        lifetime = shape.lifetime < 0 ? .unlimited : Lifetime(document.root.at(shape.lifetime), as: shape.lifetimeForm)
+        shown.pointee.lifetime = shape.lifetime < 0 ? .unlimited : Lifetime(document.root.at(shape.lifetime), as: shape.lifetimeForm)
         let fields = DataFields(shape.data, in: document.root, targetKey: targetKey)
         var rewrite: ActionsRewrite?
         if !shape.notification.isEmpty || fields.actions >= 0 || shape.isAndroidData {
-            // A copy to complete: a mutating access to the stored layout
-            // would cost every message a dynamic exclusivity check.
+            // Completed on a copy, then stored whole.
             var rich = shape
             rewrite = rich.addRichFields(fields, in: document.root)
-            layout = rich
+            shown.pointee.layout = rich
         } else {
-            layout = shape
+            shown.pointee.layout = shape
         }
         dataObject = layout.data.singleObject
         target = -1
@@ -115,7 +132,7 @@ package final class Message: @unchecked Sendable {
     /// reads as it did for the message that wrote it; `source` is this one.
     package func load(normalized document: JSONDocument, source: RecordSource) {
         borrow(document, source: source)
-        lifetime = .unlimited
+        shown.pointee.lifetime = .unlimited
         readNormalized(document.root)
     }
 
@@ -126,7 +143,7 @@ package final class Message: @unchecked Sendable {
     /// Points the message at `document`'s storage.
     @inline(__always)
     private func borrow(_ document: JSONDocument, source: RecordSource) {
-        self.source = source
+        shown.pointee.source = source
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
         inputCount = document.input.count
         tape = document.tape.baseAddress!
@@ -136,7 +153,7 @@ package final class Message: @unchecked Sendable {
     /// Reads the normalized message at `root` of the storage the message has.
     private func readNormalized(_ root: JSONValue) {
         normalized = true
-        layout = MessageLayout(normalized: root)
+        shown.pointee.layout = MessageLayout(normalized: root)
         dataObject = layout.data.singleObject
         target = root.member(named: "target", kind: .string)?.tapeIndex ?? -1
     }
@@ -273,7 +290,7 @@ package final class Message: @unchecked Sendable {
     }
 
     /// The value at a tape index of the record.
-    package func value(_ index: Int32) -> JSONValue {
+    @usableFromInline package func value(_ index: Int32) -> JSONValue {
         JSONValue(tape: tape!, input: input!, index: Int(index))
     }
 
@@ -315,7 +332,7 @@ package final class Message: @unchecked Sendable {
     /// reads once its interceptors' turns are over (a `set` after its turn
     /// changes nothing), and an isolated interceptor's turn has no other writer.
     package static func withRecord(_ opaque: OpaquePointer, _ body: (RecordSource, UnsafeRawBufferPointer, Bool) -> Void) -> Bool {
-        guard let slot = Handles.messages.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
         return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
@@ -333,7 +350,7 @@ package final class Message: @unchecked Sendable {
     static func handOut(
         _ opaque: OpaquePointer, _ body: (Message, inout MessageArena) -> UnsafePointer<CChar>?
     ) -> UnsafePointer<CChar>? {
-        guard let slot = Handles.messages.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
         // Never freed (see the type), so locking it is safe even if it moved

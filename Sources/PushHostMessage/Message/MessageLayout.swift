@@ -3,7 +3,7 @@ import PushHostJSON
 /// Where each field of the normalized message comes from in the payload:
 /// tape indices into the parsed record, worked out once per message without
 /// copying anything.
-package struct MessageLayout {
+@usableFromInline package struct MessageLayout {
     /// One source of members of a normalized object (`data`, `notification`).
     package enum Part {
         /// Every member of the object at this tape index; with `withoutAPS`,

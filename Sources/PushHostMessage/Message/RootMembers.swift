@@ -7,8 +7,8 @@ import PushHostJSON
 /// One pass over the root finds them all; for a repeated key the first one
 /// counts, as ``JSONValue/member(named:)-(UnsafeRawBufferPointer)`` finds it.
 /// Each is the tape index of the member's value, or -1.
-package struct RootMembers {
-    package var pushhost: Int32 = -1
+@usableFromInline package struct RootMembers {
+    @usableFromInline package var pushhost: Int32 = -1
     var message: Int32 = -1
     var aps: Int32 = -1
     var data: Int32 = -1
@@ -23,10 +23,10 @@ package struct RootMembers {
     var apnsExpiration: Int32 = -1
     /// ntfy's `event`; the other members that make an ntfy record are
     /// looked for only when there is one (see ``isNtfy(_:)``).
-    var event: Int32 = -1
+    @usableFromInline var event: Int32 = -1
 
     /// Scans the members of `root`, an object.
-    package init(_ root: JSONValue) {
+    @usableFromInline package init(_ root: JSONValue) {
         root.forEachMember { key, value in note(key, value: value) }
     }
 
@@ -60,12 +60,12 @@ package struct RootMembers {
     /// string `id` (see ``NtfyRecord``). Records of other shapes, which
     /// have no `event`, pay one comparison.
     @inline(__always)
-    package func isNtfy(_ root: JSONValue) -> Bool {
+    @inlinable package func isNtfy(_ root: JSONValue) -> Bool {
         event >= 0 && Self.hasNtfyMembers(root, event: event)
     }
 
     /// The rest of ``isNtfy(_:)``, for a record with an `event` at tape index `event`.
-    private static func hasNtfyMembers(_ root: JSONValue, event: Int32) -> Bool {
+    @usableFromInline static func hasNtfyMembers(_ root: JSONValue, event: Int32) -> Bool {
         root.at(event).kind == .string && root.member(named: "topic", kind: .string) != nil
             && root.member(named: "time", kind: .number) != nil && root.member(named: "id", kind: .string) != nil
     }

@@ -19,18 +19,18 @@ import Synchronization
 ///
 /// Without a spool the journal is anonymous memory: the watchdog still
 /// watches the calls, and nothing outlives the process.
-package final class CrashJournal: @unchecked Sendable {
+@usableFromInline package final class CrashJournal: @unchecked Sendable {
     /// Byte offsets in the journal; the file is `size` bytes.
-    enum Offset {
+    @usableFromInline enum Offset {
         static let magic = 0
-        static let inCall = 8
-        static let plugin = 12
-        static let handler = 16
+        @usableFromInline static let inCall = 8
+        @usableFromInline static let plugin = 12
+        @usableFromInline static let handler = 16
         static let cause = 20
-        static let sourceKind = 24
-        static let sourceNumber = 32
-        static let sourceNameLength = 40
-        static let sourceName = 64  // 256 bytes
+        @usableFromInline static let sourceKind = 24
+        @usableFromInline static let sourceNumber = 32
+        @usableFromInline static let sourceNameLength = 40
+        @usableFromInline static let sourceName = 64  // 256 bytes
         static let pluginNames = 512  // 64 names of 64 bytes
         static let crashes = 8192  // 64 entries of 512 bytes
     }
@@ -47,7 +47,7 @@ package final class CrashJournal: @unchecked Sendable {
 
     static let size = Offset.crashes + 64 * TableEntry.size
     static let magic: UInt64 = 0x3130_4c4e_524a_4850  // "PHJRNL01"
-    static let nameCapacity = 256
+    @usableFromInline static let nameCapacity = 256
     static let pluginNameCapacity = 64
     package static let maxPlugins = 64
     static let maxEntries = 64
@@ -55,33 +55,49 @@ package final class CrashJournal: @unchecked Sendable {
     /// The call under way on the dispatch thread, for the watchdog: even
     /// when none, odd during a call, with `firedBit` once the watchdog gave
     /// up on it.
-    package let call = Atomic<UInt64>(0)
+    @usableFromInline package let call = Atomic<UInt64>(0)
     package static let firedBit: UInt64 = 1 << 63
     /// The number of the first call of a stop's drain (0 before): the calls
     /// from it on are the drain's own, which the stop's deadline does not end.
     package let drainFrom = Atomic<UInt64>(0)
 
     /// The mapped journal.
-    let base: UnsafeMutableRawPointer
+    @usableFromInline let base: UnsafeMutableRawPointer
     /// Whether it is a file that outlives the process.
     package let isDurable: Bool
-    /// The call counter as the dispatch thread last set it.
-    private var number: UInt64 = 0
-    /// The spool file or plugin whose name is in the journal now.
-    private var notedName: String?
     var nextEntry = 0
-    /// With `--metrics`: where each call's duration goes (and whether it
-    /// does: one byte to test per call), and the call under way.
-    @exclusivity(unchecked) package var durations: HandlerDurations.Observer? {
-        didSet { timing = durations != nil }
+    /// With `--metrics`: where each call's duration goes.
+    package var durations: HandlerDurations.Observer? {
+        get { calls.pointee.durations }
+        set {
+            calls.pointee.durations = newValue
+            calls.pointee.timing = newValue != nil
+        }
     }
-    @exclusivity(unchecked) private var timing = false
-    @exclusivity(unchecked) private var callStart: UInt64 = 0
-    @exclusivity(unchecked) private var callSeries = 0
+    /// What the dispatch thread keeps from call to call, in memory of the
+    /// journal's own: `enter` and `leave` are inlined in the stages of other
+    /// targets, and a stored property of a class that another module writes
+    /// costs a dynamic exclusivity check at each access.
+    @usableFromInline let calls: UnsafeMutablePointer<Calls>
+
+    @usableFromInline struct Calls {
+        /// The call counter as the dispatch thread last set it.
+        @usableFromInline var number: UInt64 = 0
+        /// The spool file or plugin whose name is in the journal now.
+        @usableFromInline var notedName: String?
+        /// With `--metrics`: where each call's duration goes (and whether
+        /// it does: one byte to test per call), and the call under way.
+        @usableFromInline var durations: HandlerDurations.Observer?
+        @usableFromInline var timing = false
+        @usableFromInline var callStart: UInt64 = 0
+        @usableFromInline var callSeries = 0
+    }
 
     /// The journal in `path` (created 0600 when missing; a symlink is
     /// refused), or in memory when `path` is nil.
     package init(path: String?) throws(SetupError) {
+        calls = .allocate(capacity: 1)
+        calls.initialize(to: Calls())
         guard let path else {
             let memory = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             guard let memory, memory != MAP_FAILED else { throw SetupError("crash journal: mmap: \(String(cString: strerror(errno)))") }
@@ -112,13 +128,15 @@ package final class CrashJournal: @unchecked Sendable {
 
     deinit {
         munmap(base, Self.size)
+        calls.deinitialize(count: 1)
+        calls.deallocate()
     }
 
     // MARK: The call under way
 
     /// Notes that `handler` of plugin number `plugin` is called on a record from `source`.
     @inline(__always)
-    package func enter(_ handler: PluginHandler, plugin: Int32, source: RecordSource) {
+    @inlinable package func enter(_ handler: PluginHandler, plugin: Int32, source: RecordSource) {
         note(source)
         begin(handler, plugin: plugin)
     }
@@ -131,15 +149,15 @@ package final class CrashJournal: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func begin(_ handler: PluginHandler, plugin: Int32) {
+    @inlinable func begin(_ handler: PluginHandler, plugin: Int32) {
         base.storeBytes(of: plugin, toByteOffset: Offset.plugin, as: Int32.self)
         base.storeBytes(of: handler.rawValue, toByteOffset: Offset.handler, as: Int32.self)
         base.storeBytes(of: 1, toByteOffset: Offset.inCall, as: Int32.self)
-        number &+= 1
-        call.store(number, ordering: .releasing)
-        if timing {
-            callSeries = HandlerDurations.series(plugin: plugin, handler: handler)
-            callStart = pushhost_ticks()
+        calls.pointee.number &+= 1
+        call.store(calls.pointee.number, ordering: .releasing)
+        if calls.pointee.timing {
+            calls.pointee.callSeries = HandlerDurations.series(plugin: plugin, handler: handler)
+            calls.pointee.callStart = pushhost_ticks()
         }
     }
 
@@ -154,28 +172,31 @@ package final class CrashJournal: @unchecked Sendable {
     /// [dispatch thread, between calls] Notes that a stop's deadline passed
     /// and its drain begins: the calls from here on are the drain's own.
     package func beginDrain() {
-        drainFrom.store(number &+ 1, ordering: .releasing)
+        drainFrom.store(calls.pointee.number &+ 1, ordering: .releasing)
     }
 
     /// Notes that the call returned. When the watchdog gave up on it
     /// meanwhile, the host is on its way out: this thread stops here.
     @inline(__always)
-    package func leave() {
-        number &+= 1
+    @inlinable package func leave() {
+        calls.pointee.number &+= 1
+        let number = calls.pointee.number
         let (returned, _) = call.compareExchange(expected: number &- 1, desired: number, ordering: .acquiringAndReleasing)
         guard returned else { Self.parkForever() }
         base.storeBytes(of: 0, toByteOffset: Offset.inCall, as: Int32.self)
-        if timing, let durations { durations.observe(series: callSeries, ticks: pushhost_ticks() &- callStart) }
+        if calls.pointee.timing, let durations = calls.pointee.durations {
+            durations.observe(series: calls.pointee.callSeries, ticks: pushhost_ticks() &- calls.pointee.callStart)
+        }
     }
 
-    private static func parkForever() -> Never {
+    @usableFromInline static func parkForever() -> Never {
         while true { pause() }
     }
 
     /// Writes where the record comes from: a spool file's or a plugin's
     /// name only when it changed since the last call.
     @inline(__always)
-    private func note(_ source: RecordSource) {
+    @inlinable func note(_ source: RecordSource) {
         let (kind, number, name): (Int32, Int, String?) = switch source {
         case .stdin(let line): (1, line, nil)
         case .spool(let file, let line): (2, line ?? 0, file)
@@ -183,9 +204,9 @@ package final class CrashJournal: @unchecked Sendable {
         }
         base.storeBytes(of: kind, toByteOffset: Offset.sourceKind, as: Int32.self)
         base.storeBytes(of: Int64(number), toByteOffset: Offset.sourceNumber, as: Int64.self)
-        if let name, name != notedName {
+        if let name, name != calls.pointee.notedName {
             write(name, at: Offset.sourceName, length: Offset.sourceNameLength, capacity: Self.nameCapacity)
-            notedName = name
+            calls.pointee.notedName = name
         }
     }
 
@@ -225,7 +246,7 @@ package final class CrashJournal: @unchecked Sendable {
 
     /// Writes `text`'s bytes (cut to `capacity`, NUL-terminated when shorter),
     /// and their count at `length` when given.
-    func write(_ text: String, at offset: Int, length: Int?, capacity: Int) {
+    @usableFromInline func write(_ text: String, at offset: Int, length: Int?, capacity: Int) {
         var text = text
         text.withUTF8 { bytes in
             let count = min(bytes.count, capacity - 1)

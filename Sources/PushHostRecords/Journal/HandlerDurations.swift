@@ -10,7 +10,7 @@ import PushHostSystem
 /// scrape reads them from its own thread (each cell on its own is whole;
 /// the buckets of one scrape may be a call apart). Durations are in ticks of
 /// ``TickClock`` (the bounds made ticks at its rate), seconds once rendered.
-package final class HandlerDurations: @unchecked Sendable {
+@usableFromInline package final class HandlerDurations: @unchecked Sendable {
     /// The buckets' upper bounds, in nanoseconds: 1 µs to 30 s, in steps of 1, 2.5 and 5.
     package static let bounds: [UInt64] = [
         1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
@@ -20,7 +20,7 @@ package final class HandlerDurations: @unchecked Sendable {
     /// The same bounds in seconds, as the text writes them.
     private static let seconds = bounds.map { Double($0) / 1e9 }
     /// The handlers a plugin can have, by `PluginHandler.rawValue` (1 to `handlerKinds`).
-    static let handlerKinds = 11
+    @usableFromInline static let handlerKinds = 11
     /// One series' cells: a count per bound, one over the last bound, and the sum in ticks.
     private static let stride = bounds.count + 2
 
@@ -63,7 +63,7 @@ package final class HandlerDurations: @unchecked Sendable {
 
     /// The series of `handler` of plugin number `plugin`.
     @inline(__always)
-    static func series(plugin: Int32, handler: PluginHandler) -> Int {
+    @inlinable static func series(plugin: Int32, handler: PluginHandler) -> Int {
         Int(plugin) &* handlerKinds &+ Int(handler.rawValue) &- 1
     }
 
@@ -71,7 +71,7 @@ package final class HandlerDurations: @unchecked Sendable {
     /// no reference to count (the `HandlerDurations` lives as long as the run's metrics).
     package var observer: Observer { Observer(cells: cells, seriesCount: seriesCount, bounds: bounds, firstBucket: firstBucket) }
 
-    package struct Observer {
+    @usableFromInline package struct Observer {
         fileprivate let cells: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
         fileprivate let seriesCount: Int
         fileprivate let bounds: UnsafeMutableBufferPointer<UInt64>
@@ -79,7 +79,7 @@ package final class HandlerDurations: @unchecked Sendable {
 
         /// [dispatch thread] Notes that the call of `series` took `ticks`.
         @inline(__always)
-        func observe(series: Int, ticks: UInt64) {
+        @usableFromInline func observe(series: Int, ticks: UInt64) {
             guard series >= 0, series < seriesCount else { return }
             let first = cells + series &* HandlerDurations.stride
             // From the first bucket its bit length allows: a step or two more at most.

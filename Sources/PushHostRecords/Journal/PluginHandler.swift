@@ -1,6 +1,6 @@
 /// A plugin handler the dispatch thread calls, by its name in the C ABI;
 /// the crash journal and the watchdog name the one under way.
-package enum PluginHandler: Int32, Sendable {
+@usableFromInline package enum PluginHandler: Int32, Sendable {
     case onData = 1
     case onBackground
     case onTarget

@@ -7,9 +7,9 @@ import PushHostJSON
 ///
 /// Its bytes are borrowed: they need stay valid only until `Intake.take`
 /// returns (a record that must wait copies what it keeps).
-package struct Record {
+@usableFromInline package struct Record {
     /// The record's bytes, or what reading them already found.
-    package enum Content {
+    @usableFromInline package enum Content {
         /// JSON text, not parsed yet.
         case text(UnsafeRawBufferPointer)
         /// JSON text parsed already (standard input parses on its own thread).
@@ -26,18 +26,18 @@ package struct Record {
         case refused(String)
     }
 
-    package let content: Content
-    package let source: RecordSource
+    @usableFromInline package let content: Content
+    @usableFromInline package let source: RecordSource
     /// What the record may be: its source decides.
-    package let trust: RecordTrust
+    @usableFromInline package let trust: RecordTrust
     /// Called once, on the dispatch thread, after the record's report line
     /// is written; nil when the source does not ask.
-    package let completion: RecordCompletion?
+    @usableFromInline package let completion: RecordCompletion?
     /// When the record reached the host (Unix milliseconds), from which a
     /// message's time to live counts; 0: when the pipeline takes it.
-    package let arrival: Int64
+    @usableFromInline package let arrival: Int64
 
-    package init(
+    @usableFromInline package init(
         _ content: Content, source: RecordSource, trust: RecordTrust, arrival: Int64 = 0, completion: RecordCompletion? = nil
     ) {
         self.content = content
@@ -51,7 +51,7 @@ package struct Record {
 /// What a record may be, as its source decides: a host event (`token`,
 /// `foreground`, `background`, `action`) changes what every plugin sees, so
 /// only the operator's own sources and a plugin's own events may carry one.
-package enum RecordTrust: Sendable {
+@usableFromInline package enum RecordTrust: Sendable {
     /// The operator's own (standard input, the spool): a message or a host event.
     case operatorOwn
     /// Bytes from outside (a push, a broker record, a stream): a message only.
@@ -63,7 +63,7 @@ package enum RecordTrust: Sendable {
 
     /// Why a source's records may not be host events; put in words only
     /// for a record that is rejected, not for every record.
-    package enum MessageOnly: Sendable {
+    @usableFromInline package enum MessageOnly: Sendable {
         /// A plugin's submission without `PH_RECORD_HOST_EVENT`.
         case unmarked(plugin: String)
         /// A spool file, under `--spool-events off`.
@@ -83,17 +83,17 @@ package enum RecordTrust: Sendable {
 }
 
 /// What a source learns of its record once the report line is written.
-package typealias RecordCompletion = (RecordOutcome) -> Void
+@usableFromInline package typealias RecordCompletion = (RecordOutcome) -> Void
 
 /// A record's result and report line, as its completion learns them.
-package struct RecordOutcome {
-    package let result: RecordResult
+@usableFromInline package struct RecordOutcome {
+    @usableFromInline package let result: RecordResult
     /// Why, when the result is not `done`.
-    package let problem: String?
+    @usableFromInline package let problem: String?
     /// The report line, without its newline.
-    package let line: [UInt8]
+    @usableFromInline package let line: [UInt8]
 
-    package init(result: RecordResult, problem: String?, line: [UInt8]) {
+    @usableFromInline package init(result: RecordResult, problem: String?, line: [UInt8]) {
         self.result = result
         self.problem = problem
         self.line = line
@@ -101,7 +101,7 @@ package struct RecordOutcome {
 }
 
 /// What became of a record, as far as its source must know (`ph_result`).
-package enum RecordResult: Sendable {
+@usableFromInline package enum RecordResult: Sendable {
     /// Handled, whatever its status (delivered, suppressed, undelivered, an event applied).
     case done
     /// A plugin failed or timed out (or the token could not be stored): a later try may succeed.

@@ -3,7 +3,7 @@ import PushHostJSON
 
 /// Where a record came from: a line of standard input, a spool file, or a
 /// plugin that submitted it through `ph.intake/1`.
-package enum RecordSource: Equatable, Sendable {
+@usableFromInline package enum RecordSource: Equatable, Sendable {
     case stdin(line: Int)
     /// `file` is the name as `SpoolName` prints it; `line` is the line the
     /// record starts on in a file of several records (or, in a document
@@ -14,7 +14,7 @@ package enum RecordSource: Equatable, Sendable {
     case plugin(name: String, record: Int)
 
     /// Where it came from, as a number: 0 standard input, 1 the spool, 2 a plugin.
-    package var kindNumber: Int {
+    @usableFromInline package var kindNumber: Int {
         switch self {
         case .stdin: 0
         case .spool: 1
@@ -24,14 +24,14 @@ package enum RecordSource: Equatable, Sendable {
 
     /// The id the host gives a message that has none of its own, unique in
     /// the run: `stdin-7`, `x.json`, `x.json#3`, `fifo-source-2`.
-    package var defaultID: String {
+    @usableFromInline package var defaultID: String {
         var bytes: [UInt8] = []
         appendDefaultID(to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `defaultID`'s bytes.
-    package func appendDefaultID<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+    @inlinable package func appendDefaultID<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         switch self {
         case .stdin(let line):
             bytes.append(ascii: "stdin-")
@@ -50,7 +50,7 @@ package enum RecordSource: Equatable, Sendable {
     }
 
     /// Appends `defaultID` as a JSON string.
-    package func appendDefaultIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+    @inlinable package func appendDefaultIDJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         guard case .spool = self else {
             // "stdin-7", "fifo-source-2": plugin names are [a-z0-9_-], nothing to escape.
             bytes.append(UInt8(ascii: "\""))
@@ -94,7 +94,7 @@ package enum RecordSource: Equatable, Sendable {
     }
 
     /// The word `source.kind` has.
-    var kind: String {
+    @usableFromInline var kind: String {
         switch self {
         case .stdin: "stdin"
         case .spool: "spool"
@@ -104,7 +104,7 @@ package enum RecordSource: Equatable, Sendable {
 
     /// `{"kind":"stdin","line":7}`, `{"kind":"spool","file":"x.json","line":4}` or
     /// `{"kind":"plugin","plugin":"fifo-source","record":3}`.
-    package func appendJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
+    @inlinable package func appendJSON<Sink: ByteSink & ~Copyable>(to bytes: inout Sink) {
         if case .stdin(let number) = self {
             bytes.append(ascii: "{\"kind\":\"stdin\",\"line\":")
             bytes.appendDecimal(number)

@@ -8,10 +8,10 @@ import Glibc
 /// many bytes at most it writes (`reserve`). As a ``ByteSink`` (a JSON line
 /// whose length is not known beforehand), each `append` checks for room
 /// first, and nothing else.
-package struct ByteBuffer: ~Copyable, ByteSink {
-    private var base: UnsafeMutableRawPointer
-    private var capacity: Int
-    package private(set) var count = 0
+@usableFromInline package struct ByteBuffer: ~Copyable, ByteSink {
+    @usableFromInline var base: UnsafeMutableRawPointer
+    @usableFromInline var capacity: Int
+    @usableFromInline package internal(set) var count = 0
 
     package init(capacity: Int) {
         self.capacity = max(capacity, 16)
@@ -19,7 +19,7 @@ package struct ByteBuffer: ~Copyable, ByteSink {
     }
 
     /// An empty buffer that holds no memory until its first append.
-    package init() {
+    @inlinable package init() {
         capacity = 0
         base = UnsafeMutableRawPointer(bitPattern: 16).unsafelyUnwrapped
     }
@@ -28,13 +28,13 @@ package struct ByteBuffer: ~Copyable, ByteSink {
         if capacity > 0 { base.deallocate() }
     }
 
-    package var isEmpty: Bool { count == 0 }
+    @inlinable package var isEmpty: Bool { count == 0 }
 
     /// The bytes written so far.
-    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    @inlinable package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// Makes room for `more` bytes after those written.
-    package mutating func reserve(_ more: Int) {
+    @usableFromInline package mutating func reserve(_ more: Int) {
         guard count + more > capacity else { return }
         let held = capacity
         capacity = max(capacity * 2, count + more, 64)
@@ -44,7 +44,7 @@ package struct ByteBuffer: ~Copyable, ByteSink {
         base = grown
     }
 
-    package mutating func removeAll() {
+    @inlinable package mutating func removeAll() {
         count = 0
     }
 
@@ -55,12 +55,12 @@ package struct ByteBuffer: ~Copyable, ByteSink {
     }
 
     @inline(__always)
-    package mutating func write(_ text: StaticString) {
+    @inlinable package mutating func write(_ text: StaticString) {
         write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     @inline(__always)
-    package mutating func write(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable package mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let start = bytes.baseAddress else { return }
         (base + count).copyMemory(from: start, byteCount: bytes.count)
         count += bytes.count
@@ -68,12 +68,12 @@ package struct ByteBuffer: ~Copyable, ByteSink {
 
     /// Stores `value`'s bytes at `offset`, among those written (unaligned).
     @inline(__always)
-    package mutating func store<T: BitwiseCopyable>(_ value: T, at offset: Int) {
+    @inlinable package mutating func store<T: BitwiseCopyable>(_ value: T, at offset: Int) {
         base.storeBytes(of: value, toByteOffset: offset, as: T.self)
     }
 
     @inline(__always)
-    package mutating func write(_ byte: UInt8) {
+    @inlinable package mutating func write(_ byte: UInt8) {
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count += 1
     }
@@ -81,25 +81,25 @@ package struct ByteBuffer: ~Copyable, ByteSink {
     // MARK: As a ByteSink: room made first
 
     @inline(__always)
-    package mutating func append(_ byte: UInt8) {
+    @inlinable package mutating func append(_ byte: UInt8) {
         if count == capacity { reserve(1) }
         write(byte)
     }
 
     @inline(__always)
-    package mutating func append(bytes: UnsafeRawBufferPointer) {
+    @inlinable package mutating func append(bytes: UnsafeRawBufferPointer) {
         if count + bytes.count > capacity { reserve(bytes.count) }
         write(bytes)
     }
 
-    package mutating func appendDecimal(_ value: Int) {
+    @inlinable package mutating func appendDecimal(_ value: Int) {
         if value < 0 { append(UInt8(ascii: "-")) }
         if count + 20 > capacity { reserve(20) }
         write(decimal: value)
     }
 
     /// Writes `value` (not negative) in decimal: at most 20 bytes.
-    package mutating func write(decimal value: Int) {
+    @usableFromInline package mutating func write(decimal value: Int) {
         count += DecimalDigits.write(value.magnitude, to: base + count)
     }
 

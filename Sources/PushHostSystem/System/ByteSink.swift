@@ -1,7 +1,7 @@
 /// Where the writers of JSON lines put their bytes: an array, or a
 /// ``ByteBuffer`` for the lines written on the hot path (the report). The
 /// writers are generic over it, and specialized for each.
-package protocol ByteSink: ~Copyable {
+@usableFromInline package protocol ByteSink: ~Copyable {
     /// An empty sink, which allocates nothing.
     init()
     mutating func append(_ byte: UInt8)
@@ -12,7 +12,7 @@ package protocol ByteSink: ~Copyable {
 
 extension Array: ByteSink where Element == UInt8 {
     @inline(__always)
-    package mutating func append(bytes: UnsafeRawBufferPointer) {
+    @inlinable package mutating func append(bytes: UnsafeRawBufferPointer) {
         append(contentsOf: bytes)
     }
 }
@@ -21,19 +21,19 @@ extension Array: ByteSink where Element == UInt8 {
 extension ByteSink where Self: ~Copyable {
     /// Appends the bytes of `text`.
     @inline(__always)
-    package mutating func append(ascii text: StaticString) {
+    @inlinable package mutating func append(ascii text: StaticString) {
         append(bytes: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends the UTF-8 bytes of `text`.
     @inline(__always)
-    package mutating func append(utf8 text: String) {
+    @inlinable package mutating func append(utf8 text: String) {
         var text = text
         text.withUTF8 { append(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends `value` in decimal.
-    package mutating func appendDecimal(_ value: Int) {
+    @usableFromInline package mutating func appendDecimal(_ value: Int) {
         if value < 0 { append(UInt8(ascii: "-")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         Swift.withUnsafeMutableBytes(of: &digits) { room in

@@ -31,20 +31,20 @@ import Synchronization
 /// so memory follows the number of objects alive, not how many came. A
 /// slot retired with a mark other than 0 keeps its page until the mark is
 /// taken (giving the page back would zero the mark).
-package final class Handles: @unchecked Sendable {
+@usableFromInline package final class Handles: @unchecked Sendable {
     /// One slot: a mark (below ``firstObject``: free, or retired), or an object's address.
-    package typealias Slot = UnsafeMutablePointer<Atomic<UInt>>
+    @usableFromInline package typealias Slot = UnsafeMutablePointer<Atomic<UInt>>
 
     /// The mark of a slot retired at its message's `--data-timeout`
     /// deadline, so that a late `complete` is told apart from a stray one.
-    package static let expired: UInt = 1
+    @usableFromInline package static let expired: UInt = 1
 
     /// The lowest value of a slot that holds an object's address: no object
     /// lives in the first page of memory.
-    package static let firstObject: UInt = 4096
+    @usableFromInline package static let firstObject: UInt = 4096
 
     /// The handles of this process's messages.
-    package static let messages = Handles()
+    @usableFromInline package static let messages = Handles()
 
     /// The handles of this process's interceptor chains.
     package static let chains = Handles()
@@ -56,8 +56,8 @@ package final class Handles: @unchecked Sendable {
         return slot
     }()
 
-    private let base: Slot
-    private let count: Int
+    @usableFromInline let base: Slot
+    @usableFromInline let count: Int
     private let pageSize: Int
     private let slotsPerPage: Int
     /// How many slots of each page hold an object or a mark other than 0.
@@ -133,7 +133,7 @@ package final class Handles: @unchecked Sendable {
 
     /// The slot at `address`, when it is one: inside the region and aligned.
     @inline(__always)
-    package func slot(at address: UInt) -> Slot? {
+    @inlinable package func slot(at address: UInt) -> Slot? {
         index(of: address).map { base + $0 }
     }
 
@@ -150,7 +150,7 @@ package final class Handles: @unchecked Sendable {
 
     /// The index of the slot at `address`, or nil when it is no slot.
     @inline(__always)
-    private func index(of address: UInt) -> Int? {
+    @inlinable func index(of address: UInt) -> Int? {
         let offset = address &- UInt(bitPattern: base)
         guard offset < UInt(count * MemoryLayout<UInt>.stride), offset % UInt(MemoryLayout<UInt>.stride) == 0 else { return nil }
         return Int(offset) / MemoryLayout<UInt>.stride

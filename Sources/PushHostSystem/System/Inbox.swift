@@ -9,13 +9,13 @@ import Synchronization
 ///
 /// Posting appends under a lock and wakes the dispatch thread through a
 /// pipe it polls beside its input.
-package final class Inbox<Element: Sendable>: Sendable {
+@usableFromInline package final class Inbox<Element: Sendable>: Sendable {
     /// Readable when something was posted.
     package var fd: Int32 { wakePipe.readEnd }
     private let wakePipe = WakePipe()
     private let items = Mutex<[Element]>([])
     /// Whether `items` holds anything; set and cleared under the lock, read without it.
-    private let posted = Atomic(false)
+    @usableFromInline let posted = Atomic(false)
 
     package init() {}
 
@@ -33,7 +33,7 @@ package final class Inbox<Element: Sendable>: Sendable {
     }
 
     /// Whether anything was posted since the last `take`, without a system call.
-    package var hasItems: Bool {
+    @inlinable package var hasItems: Bool {
         posted.load(ordering: .acquiring)
     }
 

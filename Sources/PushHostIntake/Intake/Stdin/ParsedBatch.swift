@@ -6,9 +6,9 @@ import PushHostJSON
 ///
 /// The reader thread fills a batch, then the dispatch thread reads it, then
 /// it goes back to the reader; `StdinReader` passes it between them.
-final class ParsedBatch: @unchecked Sendable {
+@usableFromInline final class ParsedBatch: @unchecked Sendable {
     /// One line of the batch, as the reader found it.
-    package enum Line {
+    @usableFromInline enum Line {
         /// A line that is one JSON text, as a document over `bytes` and `tape`.
         case parsed(JSONDocument, line: Int)
         /// A line that is not valid JSON.

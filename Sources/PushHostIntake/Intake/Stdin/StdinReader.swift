@@ -26,7 +26,7 @@ import PushHostSystem
 ///     while let record = input.next() { intake.take(record) }
 /// }
 /// ```
-package final class StdinReader: @unchecked Sendable {
+@usableFromInline package final class StdinReader: @unchecked Sendable {
     private let input: Int32
     /// Where reading stands; the dispatch thread's until the reader thread
     /// starts, the reader thread's after.
@@ -38,10 +38,18 @@ package final class StdinReader: @unchecked Sendable {
     private let ready = PipeSemaphore()
     private let free = PipeSemaphore()
     /// The dispatch thread's place: the batch it reads, how many it took,
-    /// and the next record.
+    /// and (in `cursor`) that batch's records and the next one.
     private var current: ParsedBatch?
     private var taken = 0
-    private var position = 0
+    /// In memory of the reader's own, so that `next()`, inlined in the run
+    /// loop (another target), reads and moves it without a dynamic
+    /// exclusivity check.
+    @usableFromInline let cursor: UnsafeMutablePointer<Cursor>
+
+    @usableFromInline struct Cursor {
+        @usableFromInline var records: [ParsedBatch.Line] = []
+        @usableFromInline var position = 0
+    }
 
     /// Reads `fd` (standard input) into `batchCount` batches of `blockSize`
     /// bytes (or room for a line of `maxBytes`, if more), on a thread of
@@ -51,6 +59,13 @@ package final class StdinReader: @unchecked Sendable {
         lines = LineReader(fd: fd, maxBytes: maxBytes)
         batches = (0..<batchCount).map { _ in ParsedBatch(byteCount: max(blockSize, maxBytes + 2)) }
         self.threadAfter = threadAfter
+        cursor = .allocate(capacity: 1)
+        cursor.initialize(to: Cursor())
+    }
+
+    deinit {
+        cursor.deinitialize(count: 1)
+        cursor.deallocate()
     }
 
     /// Readable when `fill()` has something to take without waiting:
@@ -60,15 +75,16 @@ package final class StdinReader: @unchecked Sendable {
     /// Whether the input ended and every record was taken.
     package var finished: Bool {
         guard let current else { return false }
-        return current.isLast && current.failure == nil && position == current.records.count
+        return current.isLast && current.failure == nil && cursor.pointee.position == cursor.pointee.records.count
     }
 
     /// The next record of the batch at hand, or nil when `fill()` must take another.
     @inline(__always)
-    package func next() -> Record? {
-        guard let current, position < current.records.count else { return nil }
-        position += 1
-        switch current.records[position - 1] {
+    @inlinable package func next() -> Record? {
+        let position = cursor.pointee.position
+        guard position < cursor.pointee.records.count else { return nil }
+        cursor.pointee.position = position + 1
+        switch cursor.pointee.records[position] {
         case .parsed(let document, let line): return Record(.parsed(document), source: .stdin(line: line), trust: .operatorOwn)
         case .invalid(let error, let line): return Record(.invalid(error), source: .stdin(line: line), trust: .operatorOwn)
         case .tooLong(let line): return Record(.tooLong, source: .stdin(line: line), trust: .operatorOwn)
@@ -83,9 +99,12 @@ package final class StdinReader: @unchecked Sendable {
     ///   stopped reading.
     package func fill() throws(SetupError) {
         if let current {
-            guard position == current.records.count else { return }
+            guard cursor.pointee.position == cursor.pointee.records.count else { return }
             if let failure = current.failure { throw failure }
             if current.isLast { return }
+            // Let go of its records before the batch is filled again (by
+            // the reader thread once freed), so that it reuses their array.
+            cursor.pointee.records = []
             if threadStarted { free.signal() }
         }
         let batch = batches[taken % batches.count]
@@ -95,7 +114,7 @@ package final class StdinReader: @unchecked Sendable {
             Self.fill(batch, from: &lines, parser: parser)
         }
         taken += 1
-        position = 0
+        cursor.pointee = Cursor(records: batch.records, position: 0)
         current = batch
         if !threadStarted && !batch.isLast && lines.bytesRead >= threadAfter { startThread() }
         if batch.records.isEmpty, let failure = batch.failure { throw failure }
