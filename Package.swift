@@ -34,6 +34,13 @@ let swiftSamples: [(name: String, target: String)] = [
     ("debounce", "PluginDebounce"),
 ]
 
+/// Every target of the host's library, top first: what the command line and
+/// the unit tests may use.
+let everyLibrary: [Target.Dependency] = [
+    "PushHostCore", "PushHostIsolation", "PushHostPipeline", "PushHostPort", "PushHostPlugins", "PushHostMessage",
+    "PushHostIntake", "PushHostRecords", "PushHostJSON", "PushHostSystem", "PushHostCheck",
+]
+
 let package = Package(
     name: "pushhost",
     products: [
@@ -213,19 +220,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pushhost",
-            dependencies: [
-                "PushHostCore",
-                "PushHostIsolation",
-                "PushHostPipeline",
-                "PushHostPort",
-                "PushHostPlugins",
-                "PushHostSystem",
-                "PushHostJSON",
-                "PushHostRecords",
-                "PushHostIntake",
-                "PushHostMessage",
-                "PushHostCheck",
-
+            dependencies: everyLibrary + [
                 "PushHostMetricsServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -233,18 +228,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushHostCoreTests",
-            dependencies: [
-                "PushHostCore",
-                "PushHostIsolation",
-                "PushHostPipeline",
-                "PushHostPort",
-                "PushHostPlugins",
-                "PushHostSystem",
-                "PushHostJSON",
-                "PushHostRecords",
-                "PushHostIntake",
-                "PushHostMessage",
-                "PushHostCheck",
+            dependencies: everyLibrary + [
                 .product(name: "CPushHost", package: "sdk"),
                 "CTicks",
             ]
@@ -266,8 +250,7 @@ if Context.environment["PUSHHOST_BENCHMARKS"] == "1" {
     package.targets.append(
         .executableTarget(
             name: "HotPath",
-            dependencies: [
-                "PushHostCore",
+            dependencies: everyLibrary + [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Logging", package: "swift-log"),
             ],

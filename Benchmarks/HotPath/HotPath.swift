@@ -2,6 +2,12 @@ import Benchmark
 import Foundation
 import Logging
 import PushHostCore
+import PushHostIntake
+import PushHostJSON
+import PushHostMessage
+import PushHostPipeline
+import PushHostPlugins
+import PushHostRecords
 
 /// Micro-benchmarks of the hot path, one message at a time, on the
 /// reference lines of `Benchmarks/generate`: time and mallocs per message

@@ -1,14 +1,8 @@
 import Foundation
 import Testing
-@testable import PushHostCore
 @testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
 @testable import PushHostJSON
-@testable import PushHostCheck
 @testable import PushHostRecords
 @testable import PushHostSystem
 

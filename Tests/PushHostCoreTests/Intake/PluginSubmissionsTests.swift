@@ -1,15 +1,7 @@
 import CPushHost
 import Foundation
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostIntake
 @testable import PushHostRecords
 

@@ -3,15 +3,8 @@ import Testing
 
 @testable import PushHostCore
 @testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 
 /// What a plugin links from its folder, read from its ELF file: names and
 /// run paths from real libraries built here, and nothing (no crash, no

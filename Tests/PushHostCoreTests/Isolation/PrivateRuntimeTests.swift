@@ -1,17 +1,8 @@
 import Foundation
 import Testing
 
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 
 /// Which files of the private runtime may be loaded: a file or folder of
 /// root or the host's user that no group and no other user may write,

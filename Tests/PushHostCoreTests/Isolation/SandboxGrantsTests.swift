@@ -1,16 +1,7 @@
 import Testing
 
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 
 /// A plugin's grants, as its settings file and `--set` give them: a list in
 /// the file is one setting, its items one per line; `--set` adds to a list

@@ -5,16 +5,9 @@ import Testing
 import Glibc
 #endif
 
-@testable import PushHostCore
 @testable import PushHostIsolation
-@testable import PushHostPipeline
 @testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
 @testable import PushHostJSON
-@testable import PushHostCheck
 @testable import PushHostSystem
 
 /// The host's side of a worker's channel, fed what a hostile worker could

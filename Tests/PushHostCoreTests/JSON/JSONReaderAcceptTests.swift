@@ -1,14 +1,5 @@
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
 @testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostJSON
 
 /// A document the reader must accept, with the root kind and tape length it must produce.

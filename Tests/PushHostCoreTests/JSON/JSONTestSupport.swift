@@ -1,13 +1,5 @@
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
 @testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
 @testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostJSON
 
 extension JSONReader {

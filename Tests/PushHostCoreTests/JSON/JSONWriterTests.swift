@@ -1,13 +1,4 @@
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostCheck
 @testable import PushHostJSON
 @testable import PushHostSystem
 

@@ -2,15 +2,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
-@testable import PushHostCheck
 @testable import PushHostMessage
 @testable import PushHostSystem
 

@@ -1,14 +1,5 @@
 import Testing
-@testable import PushHostCore
 @testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
-@testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostMessage
 
 /// The whole call path from a payload's text to a normalized message:

@@ -1,12 +1,7 @@
 import Testing
 @testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostIntake
 @testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostJSON
 @testable import PushHostMessage
 @testable import PushHostRecords

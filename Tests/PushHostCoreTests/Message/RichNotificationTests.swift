@@ -1,13 +1,6 @@
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostIntake
-@testable import PushHostRecords
 @testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostJSON
 @testable import PushHostMessage
 

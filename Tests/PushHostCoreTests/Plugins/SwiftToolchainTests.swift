@@ -1,17 +1,8 @@
 import Foundation
 import Testing
 
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 
 /// Reading which toolchain built a plugin file, before it is opened: the
 /// file is anybody's, so what it says of its own layout is not believed.

@@ -1,15 +1,7 @@
 import Foundation
 import Testing
-@testable import PushHostCore
 @testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostJSON
-@testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostRecords
 
 /// What the watchdog knows of the call it gives up on (from the crash

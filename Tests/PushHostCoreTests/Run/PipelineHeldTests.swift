@@ -1,16 +1,6 @@
 import CPushHost
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
-@testable import PushHostSystem
-@testable import PushHostCheck
 
 /// Held messages that end other than by a release.
 @Suite("Pipeline: held messages stopped or let go")

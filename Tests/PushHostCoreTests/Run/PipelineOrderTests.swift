@@ -1,16 +1,6 @@
 import CPushHost
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
-@testable import PushHostSystem
-@testable import PushHostCheck
 
 /// The pipeline fed records directly, with the `gate` data plugin and
 /// interceptor (whose pending verdicts and held turns the test ends, in the

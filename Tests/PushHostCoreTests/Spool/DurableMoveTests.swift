@@ -2,14 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostJSON
-@testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostIntake
 @testable import PushHostRecords
 

@@ -1,14 +1,10 @@
 import Foundation
 import Logging
 @testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
 @testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 @testable import PushHostIntake
 @testable import PushHostRecords
 

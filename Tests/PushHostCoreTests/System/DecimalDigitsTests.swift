@@ -1,13 +1,4 @@
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
-@testable import PushHostCheck
 @testable import PushHostSystem
 
 /// Decimals written two digits at a time: every length, each edge of a pair.

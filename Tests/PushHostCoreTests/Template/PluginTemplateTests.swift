@@ -1,14 +1,6 @@
 import Testing
 
 @testable import PushHostCore
-@testable import PushHostIsolation
-@testable import PushHostPipeline
-@testable import PushHostPort
-@testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
-@testable import PushHostRecords
-@testable import PushHostJSON
 @testable import PushHostCheck
 @testable import PushHostSystem
 

@@ -1,16 +1,11 @@
 import CPushHost
 import Testing
-@testable import PushHostCore
-@testable import PushHostIsolation
 @testable import PushHostPipeline
 @testable import PushHostPort
 @testable import PushHostPlugins
-@testable import PushHostMessage
-@testable import PushHostIntake
 @testable import PushHostRecords
 @testable import PushHostJSON
 @testable import PushHostSystem
-@testable import PushHostCheck
 
 /// The UI route as a pure choice, without plugins or processes: app state
 /// (background, or the visible screens top first) × the screens' targets

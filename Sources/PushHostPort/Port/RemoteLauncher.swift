@@ -1,0 +1,16 @@
+import PushHostPlugins
+
+/// Starts the plugins of a set that run elsewhere (in workers), and holds
+/// them together once created.
+package protocol RemoteLauncher {
+    /// Begins to start the plugin at `file` elsewhere, with `settings`: its
+    /// remote plugin, whose `start` awaits it. Every one is launched before
+    /// the first is awaited.
+    func launch(file: String, descriptor: PluginDescriptor, settings: [String: String]) -> any RemotePlugin
+    /// `remote`, the plugin numbered `plugin`, was created.
+    func created(_ remote: any RemotePlugin, plugin: Int32)
+    /// Ends `remote`, launched and never awaited (the set was refused).
+    func abandon(_ remote: any RemotePlugin)
+    /// Every plugin created elsewhere; nil when there is none.
+    var places: (any RemotePlaces)? { get }
+}
