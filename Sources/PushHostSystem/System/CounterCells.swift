@@ -5,7 +5,7 @@ import Atomics
 /// instruction and no call. What the dispatch thread counts per message
 /// for `--metrics` is kept here, and copied into the registry's counters
 /// when a scrape comes (``HostMetrics``).
-package final class CounterCells: @unchecked Sendable {
+@usableFromInline package final class CounterCells: @unchecked Sendable {
     private let cells: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
     let count: Int
 
@@ -23,19 +23,19 @@ package final class CounterCells: @unchecked Sendable {
     /// reference to count (the cells live as long as the run's metrics).
     package var adder: Adder { Adder(cells: cells) }
 
-    package struct Adder {
-        fileprivate let cells: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    @usableFromInline package struct Adder {
+        @usableFromInline let cells: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
 
         /// [the one writer] Adds 1 to cell `index`.
         @inline(__always)
-        package func add(_ index: Int) {
+        @inlinable package func add(_ index: Int) {
             CounterCells.add(1, at: cells + index)
         }
     }
 
     /// [the one writer] Adds `amount` to `cell`: a load and a store, no locked instruction.
     @inline(__always)
-    package static func add(_ amount: UInt64, at cell: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>) {
+    @inlinable package static func add(_ amount: UInt64, at cell: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>) {
         let atomic = UnsafeAtomic<UInt64>(at: cell)
         atomic.store(atomic.load(ordering: .relaxed) &+ amount, ordering: .relaxed)
     }
