@@ -41,6 +41,14 @@ let everyLibrary: [Target.Dependency] = [
     "PushHostIntake", "PushHostRecords", "PushHostJSON", "PushHostSystem", "PushHostCheck",
 ]
 
+/// A stored property of a class that another target reads is checked for
+/// exclusive access at run time on every access (about 150 instructions),
+/// whatever `@exclusivity(unchecked)` its own target says. The hot path
+/// crosses targets (a record, its message, a handler call, its report line):
+/// a release build checks exclusive access when it compiles, as a debug
+/// build (and every test) still does at run time too.
+let acrossTargets: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "pushhost",
     products: [
@@ -76,11 +84,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         .target(
             name: "PushHostJSON",
-            dependencies: ["PushHostSystem", "CJSONScan"]
+            dependencies: ["PushHostSystem", "CJSONScan"],
+            swiftSettings: acrossTargets
         ),
         .target(
             name: "PushHostRecords",
@@ -91,7 +101,8 @@ let package = Package(
                 "CTicks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         .target(
             name: "PushHostIntake",
@@ -102,15 +113,18 @@ let package = Package(
                 .product(name: "CPushHost", package: "sdk"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         .target(
             name: "PushHostMessage",
-            dependencies: ["PushHostRecords", "PushHostJSON", "PushHostSystem"]
+            dependencies: ["PushHostRecords", "PushHostJSON", "PushHostSystem"],
+            swiftSettings: acrossTargets
         ),
         .target(
             name: "PushHostCheck",
-            dependencies: ["PushHostJSON", "PushHostSystem"]
+            dependencies: ["PushHostJSON", "PushHostSystem"],
+            swiftSettings: acrossTargets
         ),
         // The plugins: the ABI, loading, descriptors, settings, the host's
         // function table; and the record a handler call is about.
@@ -129,7 +143,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         // The one way a stage calls a handler, wherever its plugin runs.
         .target(
@@ -143,7 +158,8 @@ let package = Package(
                 "PushHostSystem",
                 .product(name: "CPushHost", package: "sdk"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         // The stages a record goes through, in order, and its report line:
         // they know the port, and nothing of where a plugin runs.
@@ -165,7 +181,8 @@ let package = Package(
                 // --metrics: the registry and its text format, and the handler durations' cells.
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         // Plugins in worker processes behind walls: the port's other implementation.
         .target(
@@ -185,7 +202,8 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         // The host: a pipeline wired to where each plugin runs, its loop, its
         // watchdog; and what `pushhost new plugin` writes.
@@ -206,7 +224,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: acrossTargets
         ),
         // --metrics: the HTTP endpoint (/metrics, /healthz) on an event loop
         // of its own; SwiftNIO stays out of the core.

@@ -46,12 +46,12 @@ package final class InFlight {
     /// interceptor stopped the message, or it expired before its data
     /// stage under `--expired-data off`: `expired` is set before the data
     /// stage only then).
-    package func isDone(dataPlugins: Int) -> Bool {
+    @inlinable @inline(__always) package func isDone(dataPlugins: Int) -> Bool {
         !isWaiting && (next >= dataPlugins || interception.stop != nil || expired)
     }
 
     /// Notes the current data plugin's final verdict and moves past it.
-    package func record(_ verdict: Verdict) {
+    @inlinable @inline(__always) package func record(_ verdict: Verdict) {
         verdicts[next] = verdict
         anyFailed = anyFailed || verdict == .failed
         anySuppressed = anySuppressed || verdict == .suppress

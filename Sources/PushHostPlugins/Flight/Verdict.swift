@@ -8,7 +8,7 @@ package enum Verdict: String {
 
     /// The verdict a plugin gave, or nil for `PH_PENDING` and for values
     /// that are no verdict at all.
-    package init?(_ verdict: ph_verdict) {
+    @inlinable package init?(_ verdict: ph_verdict) {
         switch verdict {
         case PH_CONTINUE: self = .continue
         case PH_SUPPRESS: self = .suppress

@@ -8,7 +8,7 @@
 /// With every plugin in the host there is nothing to order: each check is
 /// one flag.
 package final class CallScheduler {
-    private let places: (any RemotePlaces)?
+    @usableFromInline let places: (any RemotePlaces)?
     /// Whether any plugin runs elsewhere.
     package let isOrdered: Bool
 
@@ -18,7 +18,7 @@ package final class CallScheduler {
     }
 
     /// Before `handler` is called: the UI calls under way in other processes have ended.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func beforeCall(_ handler: Handler) {
         guard isOrdered, let places, places.hasUIUnderWay else { return }
         places.waitForUICalls(except: handler.remote)

@@ -24,7 +24,7 @@ package struct Handler {
     /// Where the plugin runs when it does not run in the host.
     package unowned(unsafe) let remote: (any RemotePlugin)?
     /// The handlers it has, one bit for each ``PluginHandler``.
-    private let present: UInt32
+    @usableFromInline let present: UInt32
 
     package init(state: UnsafeMutableRawPointer?, raw: ph_plugin, plugin: Int32, handlers: Set<PluginHandler>, remote: (any RemotePlugin)? = nil) {
         self.state = state
@@ -39,7 +39,7 @@ package struct Handler {
     }
 
     /// Whether the plugin has `handler`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func has(_ handler: PluginHandler) -> Bool {
         present & 1 << UInt32(handler.rawValue) != 0
     }
@@ -59,7 +59,7 @@ package struct Handler {
     /// `on_data` on the message of `flight`: its verdict, or `PH_PENDING`
     /// when it comes later (through `complete` in the host, with the
     /// record from elsewhere).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func data(_ flight: InFlight) -> ph_verdict {
         if let remote { return remote.callData(flight) }
         return raw.on_data!(state, flight.message.opaque)
@@ -67,7 +67,7 @@ package struct Handler {
 
     /// `on_background`, `on_target` or `on_mismatch` (`handler`) on
     /// `message`: nil when the call has ended, else the ticket of its end.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func deliver(_ handler: PluginHandler, _ message: Message) -> Ticket? {
         if let remote { return remote.post(handler, message.opaque, nil, nil).map { Ticket(remote: remote, call: $0) } }
         switch handler {
