@@ -49,6 +49,12 @@ let everyLibrary: [Target.Dependency] = [
 /// build (and every test) still does at run time too.
 let acrossTargets: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
+/// The plugins' target and everything below it: what the port, the stages
+/// and isolation all stand on.
+let thePlugins: [Target.Dependency] = [
+    "PushHostPlugins", "PushHostMessage", "PushHostIntake", "PushHostRecords", "PushHostJSON", "PushHostSystem",
+]
+
 let package = Package(
     name: "pushhost",
     products: [
@@ -149,13 +155,7 @@ let package = Package(
         // The one way a stage calls a handler, wherever its plugin runs.
         .target(
             name: "PushHostPort",
-            dependencies: [
-                "PushHostPlugins",
-                "PushHostMessage",
-                "PushHostIntake",
-                "PushHostRecords",
-                "PushHostJSON",
-                "PushHostSystem",
+            dependencies: thePlugins + [
                 .product(name: "CPushHost", package: "sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -165,14 +165,7 @@ let package = Package(
         // they know the port, and nothing of where a plugin runs.
         .target(
             name: "PushHostPipeline",
-            dependencies: [
-                "PushHostPort",
-                "PushHostPlugins",
-                "PushHostMessage",
-                "PushHostIntake",
-                "PushHostRecords",
-                "PushHostJSON",
-                "PushHostSystem",
+            dependencies: ["PushHostPort"] + thePlugins + [
                 .product(name: "CPushHost", package: "sdk"),
                 "CTicks",
                 .product(name: "Logging", package: "swift-log"),
@@ -187,14 +180,7 @@ let package = Package(
         // Plugins in worker processes behind walls: the port's other implementation.
         .target(
             name: "PushHostIsolation",
-            dependencies: [
-                "PushHostPort",
-                "PushHostPlugins",
-                "PushHostMessage",
-                "PushHostIntake",
-                "PushHostRecords",
-                "PushHostJSON",
-                "PushHostSystem",
+            dependencies: ["PushHostPort"] + thePlugins + [
                 .product(name: "CPushHost", package: "sdk"),
                 "CSandbox",
                 .product(name: "Logging", package: "swift-log"),
