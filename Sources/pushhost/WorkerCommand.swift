@@ -33,12 +33,6 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The host's process id; the worker ends when it is not its parent.")
     var host: Int32
 
-    @Option(help: "The platform whose FCM v1 block the host merges.")
-    var platform: Platform?
-
-    @Option(help: "The data key that holds a message's target.")
-    var targetKey = "rx_gcm_key_target"
-
     @Option(help: "End after a call that takes the worker over this many MiB of resident memory (0: no limit).")
     var memoryLimit = 0
 
@@ -59,7 +53,7 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
         // Its state folder, the one folder it may write, is granted by name.
         if sandbox != .off && name == nil { throw UsageError("--sandbox \(sandbox.rawValue) needs --name") }
         WorkerLoop(
-            file: plugin, stateDirectory: state, platform: platform, targetKey: targetKey, memoryLimit: memoryLimit, host: host,
+            file: plugin, stateDirectory: state, memoryLimit: memoryLimit, host: host,
             sandbox: sandbox, namespaceFailure: namespaceFailure, name: name, logger: Logger(label: "pushhost")
         ).run()
     }

@@ -85,8 +85,6 @@ package final class Host {
         isolation.handlerTimeout = options.handlerTimeout
         isolation.stopTimeout = options.stopTimeout
         isolation.maxBytes = options.maxBytes
-        isolation.platform = options.platform
-        isolation.targetKey = options.targetKey
         return isolation
     }
 

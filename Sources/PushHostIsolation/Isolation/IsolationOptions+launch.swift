@@ -7,9 +7,8 @@ extension IsolationOptions {
     /// How to start the worker of the plugin at `file`, with `settings`,
     /// its state (the token) in `stateDirectory`.
     package func launch(file: String, name: String, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
-        var arguments = ["--plugin", file, "--state", stateDirectory, "--host", "\(getpid())", "--target-key", targetKey]
+        var arguments = ["--plugin", file, "--state", stateDirectory, "--host", "\(getpid())"]
         if sandbox != .off { arguments += ["--sandbox", sandbox.rawValue, "--name", name] }
-        if let platform { arguments += ["--platform", platform.rawValue] }
         if memoryLimit > 0 { arguments += ["--memory-limit", "\(memoryLimit)"] }
         return WorkerLaunch(
             executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments), walled: sandbox != .off,

@@ -239,7 +239,7 @@ package final class Worker: RemotePlugin {
         guard let (call, _) = turns.first(where: { $0.value == address }) else { return }
         turns[call] = nil
         guard case .running = phase, process != nil else { return }
-        WorkerFrame.append(.withdraw, call: call, to: &out)
+        WorkerFrame.append(.withdraw, call: call, to: &out, padded: true)
     }
 
     /// `on_outcome`: posts the report line of a message the interceptor proceeded.
@@ -277,20 +277,20 @@ package final class Worker: RemotePlugin {
         return sourceAnswer ?? -1
     }
 
-    /// Appends the frame of `call` to what is to be sent.
+    /// Appends the frame of `call` to what is to be sent: with a message,
+    /// its image first (which a worker reads in place, 8-aligned 24 bytes
+    /// into the frame), or NULL when the message is gone (its data verdict
+    /// expired: the worker skips the call), then its source.
     private func encode(_ call: Call) {
-        var isNormalized = false
-        let start = out.count
-        WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out) { buffer in
+        WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out, padded: true) { buffer in
             if call.address != 0 {
                 let message = call.handler == .intercept
                     ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
-                let found = Message.withRecord(message) { source, record, normalized in
+                let found = Message.withImage(message) { source, size, write in
+                    withUnsafeBytes(of: UInt32(size).littleEndian) { buffer.write($0) }
+                    buffer.write(count: size, write)
                     source.appendField(to: &buffer)
-                    WorkerFrame.appendField(record, to: &buffer)
-                    isNormalized = normalized
                 }
-                // Its message is gone (its data verdict expired): the worker skips the call.
                 guard found else { return WorkerFrame.appendField(nil as String?, to: &buffer) }
             }
             if call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome {
@@ -298,24 +298,21 @@ package final class Worker: RemotePlugin {
                 WorkerFrame.appendField(call.second, to: &buffer)
             }
         }
-        // The frame's number says how the worker reads the record: 1 normalized, 0 as it came.
-        if isNormalized { WorkerFrame.setNumber(1, ofFrameAt: start, in: &out) }
     }
-
 
     /// The record numbered `record` that the plugin in the worker process
     /// `generation` submitted has its result: its `done` is called there,
     /// after the calls posted before (a source's `stop` comes after it).
     private func recordDone(_ record: UInt64, result: Int32, line: UnsafeRawBufferPointer, of generation: ObjectIdentifier) {
         guard case .running = phase, let process, ObjectIdentifier(process) == generation else { return }
-        WorkerFrame.append(.recordDone, call: record, number: result, to: &out) { $0.write(line) }
+        WorkerFrame.append(.recordDone, call: record, number: result, to: &out, padded: true) { WorkerFrame.appendField(line, to: &$0) }
         if out.count >= 1 << 16 { flush() }
     }
 
     /// Tells the worker the current token changed.
     func tokenChanged(to token: String) {
         guard case .running = phase else { return }
-        WorkerFrame.append(.token, to: &out) { WorkerFrame.appendField(token, to: &$0) }
+        WorkerFrame.append(.token, to: &out, padded: true) { WorkerFrame.appendField(token, to: &$0) }
     }
 
     /// Sends what was posted, as far as its call ring has room (the rest
@@ -637,7 +634,7 @@ package final class Worker: RemotePlugin {
         stopping = process
         // Sent as if it still ran (flush sends to a running worker only).
         if !recycling {
-            WorkerFrame.append(.destroy, to: &out)
+            WorkerFrame.append(.destroy, to: &out, padded: true)
             process.send(&out)
         }
     }

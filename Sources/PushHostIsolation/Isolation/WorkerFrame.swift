@@ -8,8 +8,9 @@ import PushHostSystem
 /// to one `write` (a batch), each `[u32 length][u8 kind][u8 handler][u16 0]
 /// [u64 call][i32 number][payload]`, the length counting what follows it.
 ///
-/// Host to worker: ``FrameKind/call`` (a handler call: the message's normalized
-/// JSON, or the token and previous token, or the action and its input),
+/// Host to worker: ``FrameKind/call`` (a handler call: the message's image
+/// as the host read it, its source, and the action and its input, or the
+/// token and previous token),
 /// ``FrameKind/token`` (the current token changed), ``FrameKind/destroy`` (call
 /// `destroy` and exit). Worker to host: ``FrameKind/ready`` (created; the number
 /// says which extensions the plugin offers), ``FrameKind/returned`` (a call
@@ -41,7 +42,7 @@ enum WorkerFrame {
         case record
         /// What `submit` answers for the record numbered `call` (0, 1 or -1).
         case submitted
-        /// The record numbered `call` ended: the number its `ph_result`, the payload its report line.
+        /// The record numbered `call` ended: the number its `ph_result`, a field its report line.
         case recordDone
         /// An interceptor's turn, begun by the call `call`, ended: the number
         /// how (``InterceptedEnding``), the payload its reason and its edits.
@@ -73,15 +74,22 @@ enum WorkerFrame {
     /// transport (Unix milliseconds, 8 bytes, little-endian), `submit_record_at`'s.
     static let withArrival: UInt32 = 1 << 30
 
-    /// Appends a frame whose payload `payload` writes.
+    /// Appends a frame whose payload `payload` writes. A frame for the call
+    /// ring is `padded` with zeros to a multiple of 8 bytes, so that every
+    /// frame there begins 8-aligned (a message's image in a call, 4 bytes
+    /// into its payload, too); its reader reads its fields and not past them.
     static func append(
-        _ kind: FrameKind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout ByteBuffer,
+        _ kind: FrameKind, handler: UInt8 = 0, call: UInt64 = 0, number: Int32 = 0, to buffer: inout ByteBuffer, padded: Bool = false,
         payload: (inout ByteBuffer) -> Void = { _ in }
     ) {
         let start = buffer.count
         buffer.reserve(headerSize)
         withUnsafeBytes(of: (UInt64(0), UInt64(0), UInt32(0))) { buffer.write($0) }
         payload(&buffer)
+        if padded {
+            let padding = (8 - (buffer.count - start) % 8) % 8
+            if padding > 0 { withUnsafeBytes(of: UInt64(0)) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<padding])) } }
+        }
         buffer.store(UInt32(buffer.count - start - 4).littleEndian, at: start)
         buffer.store(kind.rawValue, at: start + 4)
         buffer.store(handler, at: start + 5)

@@ -80,8 +80,9 @@ final class WorkerIntake: RecordSubmitter, @unchecked Sendable {
         let waiting = waitingDone.removeValue(forKey: frame.call)
         pthread_mutex_unlock(lock)
         guard let (done, context) = waiting else { return }
-        let line = frame.payload.map { CChar(bitPattern: $0) } + [0]
-        line.withUnsafeBufferPointer { done(context, ph_result(rawValue: UInt32(bitPattern: frame.number)), $0.baseAddress!) }
+        var fields = frame.fields
+        let line = (fields.next() ?? nil) ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        withCString(line) { done(context, ph_result(rawValue: UInt32(bitPattern: frame.number)), $0!) }
     }
 
     /// [under `lock`] Starts the thread that reads what the host answers.

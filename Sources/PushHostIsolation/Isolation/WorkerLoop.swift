@@ -3,7 +3,6 @@ import Glibc
 #endif
 import CPushHost
 import Logging
-import PushHostJSON
 import PushHostMessage
 import PushHostRecords
 import PushHostSystem
@@ -42,14 +41,11 @@ package final class WorkerLoop {
     /// Made after the inherited descriptors are closed, or they would close its pipe.
     private let completions: Inbox<Completion>
     private var message = MessagePool.take()
-    private var reader = JSONReader(maxDepth: Message.normalizedMaxDepth)
-    private let platform: Platform?
     /// `--worker-memory` in MiB (0: none), and `/proc/self/statm` to check it after each call.
     private let memoryLimit: Int
     /// The CPU seconds a call may take (a plugin's `cpu` grant), or nil.
     private var cpuPerCall: Int?
     private let statm: Int32
-    private let targetKey: [UInt8]
     /// Messages whose `on_data` gave `PH_PENDING`, by handle: their call.
     private var pending: [UInt: (call: UInt64, message: Message)] = [:]
     private var out = ByteBuffer(capacity: 1 << 16)
@@ -61,7 +57,7 @@ package final class WorkerLoop {
     /// A `complete` call, from the plugin's thread.
     /// Loads and creates the plugin at `file`; exits the process when it cannot.
     package init(
-        file: String, stateDirectory: String, platform: Platform?, targetKey: String, memoryLimit: Int,
+        file: String, stateDirectory: String, memoryLimit: Int,
         host: pid_t, sandbox: SandboxMode, namespaceFailure: String?, name: String?, logger: Logger
     ) {
         WorkerSpawn.standInIfFirst()
@@ -73,8 +69,6 @@ package final class WorkerLoop {
         completions = Inbox()
         self.memoryLimit = memoryLimit
         statm = memoryLimit > 0 ? open("/proc/self/statm", O_RDONLY | O_CLOEXEC) : -1
-        self.platform = platform
-        self.targetKey = Array(targetKey.utf8)
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
@@ -276,18 +270,13 @@ package final class WorkerLoop {
             withCString(token) { token in withCString(previous) { previous in raw.on_token?(state, token!, previous) } }
             return answer(frame.call, PH_CONTINUE, nil)
         }
-        guard let source = fields.next(), let record = fields.next() else { return answer(frame.call, PH_FAILED, "a call without its message") }
+        guard let image = fields.next() else { return answer(frame.call, PH_FAILED, "a call without its message") }
         // Its message went away on the host (its data verdict expired): nothing to do.
-        guard let source, let record, let recordSource = RecordSource(field: source) else { return answer(frame.call, PH_FAILED, nil) }
-        // Read only when the plugin asks for something of it.
-        let normalized = frame.number == 1
-        message.deferLoad { [unowned(unsafe) self, message] in
-            do {
-                try load(record, normalized: normalized, source: recordSource, into: message)
-            } catch {
-                message.notePlainProblem("the message did not read in the worker: \(error)")
-            }
+        guard let image, let source = fields.next(), let source, let recordSource = RecordSource(field: source) else {
+            return answer(frame.call, PH_FAILED, nil)
         }
+        // As the host read it: its image, 8-aligned in the call ring.
+        message.adopt(image: image.baseAddress!, source: recordSource)
         if handler == .intercept { return beginTurn(frame.call) }
         let opaque = message.opaque
         var verdict = PH_CONTINUE
@@ -306,8 +295,7 @@ package final class WorkerLoop {
         }
         let problem = message.takeProblem()
         if handler == .onData && verdict == PH_PENDING {
-            // Its plugin may read it later, from any thread: it is read now, and kept.
-            message.loadIfDeferred()
+            // Its plugin may read it later, from any thread: it is kept.
             message.detach()
             pending[message.handleAddress] = (frame.call, message)
             message = MessagePool.take()
@@ -322,11 +310,6 @@ package final class WorkerLoop {
     /// its edits, at once, or later when the interceptor holds it.
     private func beginTurn(_ call: UInt64) {
         guard let interceptor else { return answer(call, PH_FAILED, "an intercept call to a plugin that offers no interceptor") }
-        message.loadIfDeferred()
-        if let problem = message.takeProblem() {
-            message.reset()
-            return answer(call, PH_FAILED, problem)
-        }
         let item = InFlight(dataPlugins: 0, message: message)
         message = MessagePool.take()
         let link = ChainLink.open(carrying: item, by: interceptor, spare: nil)
@@ -387,18 +370,6 @@ package final class WorkerLoop {
             let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
             guard fields.count > 1, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
             return (pages * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 20
-        }
-    }
-
-    /// Loads into `message` the record a call carries, as the host read it.
-    private func load(_ record: UnsafeRawBufferPointer, normalized: Bool, source: RecordSource, into message: Message) throws(JSONError) {
-        let document = try reader.parse(record)
-        if normalized {
-            message.load(normalized: document, source: source)
-        } else {
-            targetKey.withUnsafeBytes { key in
-                message.load(document, members: RootMembers(document.root), source: source, platform: platform, targetKey: key)
-            }
         }
     }
 

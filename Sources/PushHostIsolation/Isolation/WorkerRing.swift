@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+import PushHostMessage
 import PushHostSystem
 
 /// The memory a worker shares with the host (a memfd, handed to the worker
@@ -10,8 +11,10 @@ import PushHostSystem
 /// other is busy.
 ///
 /// Each ring has one writer, which appends whole frames and then publishes
-/// its write position, and one reader, which copies out what lies between
-/// its read position and that, and publishes how far it read. A reader
+/// its write position, and one reader, which takes what lies between its
+/// read position and that, and publishes how far it read: the host copies
+/// the answers out first; the worker reads the calls in place, a message
+/// as the host's image of it (no parse), and publishes after. A reader
 /// that finds nothing asks for a wake-up before it sleeps (``Ring/requestWake()``),
 /// and the writer's next frames then send one byte on the socket; a host
 /// whose calls do not fit asks for room the same way. While both are busy
@@ -29,8 +32,10 @@ import PushHostSystem
 /// room, and seals the memfd's size, so that no worker can shrink it under
 /// the host's mapping. The worker trusts the host's calls.
 final class WorkerRing: @unchecked Sendable {
-    /// The bytes of each ring (a power of two, at least ``smallestCapacity``).
+    /// The bytes of each ring (powers of two, at least ``smallestCapacity``):
+    /// the answers', and the calls', which hold a message's image.
     let capacity: Int
+    let callsCapacity: Int
     static let smallestCapacity = 1 << 20
     /// Where the call ring's page begins, after the answers.
     var callsOffset: Int { Self.page + capacity }
@@ -43,8 +48,8 @@ final class WorkerRing: @unchecked Sendable {
     /// The worker's answers, and the host's calls.
     private let answers: Ring
     private let calls: Ring
-    /// The reader's copy of what it takes, so that the other side cannot
-    /// change a frame between the reader's checks and its use.
+    /// The host's copy of the answers it takes, so that the worker cannot
+    /// change a frame between the host's checks and its use.
     private var scratch: UnsafeMutableRawPointer?
 
     /// The last call the worker began (on the answers' page).
@@ -52,13 +57,20 @@ final class WorkerRing: @unchecked Sendable {
         (base + 256).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
-    /// A new memory for a worker whose call frames may be `largestFrame`
-    /// bytes (the host's side); nil when the system refuses one.
+    /// Where the host tells the worker the call ring's capacity (on the answers' page).
+    private static let callsCapacityOffset = 320
+
+    /// A new memory for a worker whose records may be `largestFrame` bytes
+    /// (normalized: the host's side); nil when the system refuses one. Its
+    /// call ring holds the largest call (a message's image, ``Message/largestImage(bytes:)``),
+    /// its answer ring two of the largest answers.
     init?(largestFrame: Int) {
         var capacity = Self.smallestCapacity
         while capacity < 2 * largestFrame { capacity <<= 1 }
+        var callsCapacity = Self.smallestCapacity
+        while callsCapacity < Message.largestImage(bytes: largestFrame) + (1 << 16) { callsCapacity <<= 1 }
         guard let fd = MemoryFile.make(name: "pushhost-worker") else { return nil }
-        let size = 2 * (Self.page + capacity)
+        let size = 2 * Self.page + capacity + callsCapacity
         // Shrunk, the memory would fault the host where it reads past the end (SIGBUS).
         let seals: Int32 = 1 /* F_SEAL_SEAL */ | 2 /* F_SEAL_SHRINK */ | 4 /* F_SEAL_GROW */
         guard ftruncate(fd, off_t(size)) == 0, fcntl(fd, 1033 /* F_ADD_SEALS */, seals) == 0, let mapped = Self.map(fd, size: size) else {
@@ -67,29 +79,43 @@ final class WorkerRing: @unchecked Sendable {
         }
         self.fd = fd
         self.capacity = capacity
+        self.callsCapacity = callsCapacity
         self.size = size
         base = mapped
+        (mapped + Self.callsCapacityOffset).storeBytes(of: UInt64(callsCapacity), as: UInt64.self)
         answers = Ring(base: mapped, capacity: capacity)
-        calls = Ring(base: mapped + Self.page + capacity, capacity: capacity)
+        calls = Ring(base: mapped + Self.page + capacity, capacity: callsCapacity)
     }
 
     /// The worker's side: the memory it got as `fd` (its fd 4), its size the
-    /// host's. The descriptor is closed once it is mapped, so its plugin has
-    /// none to write into it through.
+    /// host's. The call ring's bytes are mapped twice, one after the other,
+    /// so that the worker reads every batch in place, whole, even where it
+    /// runs past the ring's end. The descriptor is closed once it is mapped,
+    /// so its plugin has none to write into it through.
     init?(fd: Int32) {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         let size = Int(status.st_size)
-        let mapped = Self.map(fd, size: size)
+        let mapped = size > 2 * Self.page ? Self.map(fd, size: size) : nil
+        let callsCapacity = mapped.map { Int(truncatingIfNeeded: $0.load(fromByteOffset: Self.callsCapacityOffset, as: UInt64.self)) } ?? 0
+        let capacity = size - 2 * Self.page - callsCapacity
+        let fits = callsCapacity > 0 && capacity > 0 && (capacity | callsCapacity) % Self.page == 0
+        let mirrored = fits ? Self.mirror(fd, offset: Self.page + capacity, capacity: callsCapacity) : nil
         close(fd)
-        guard let mapped, size > 2 * Self.page else { return nil }
+        guard let mapped, let mirrored else { return nil }
         self.fd = -1
         self.size = size
-        capacity = size / 2 - Self.page
+        self.capacity = capacity
+        self.callsCapacity = callsCapacity
         base = mapped
+        self.mirrored = mirrored
         answers = Ring(base: mapped, capacity: capacity)
-        calls = Ring(base: mapped + Self.page + capacity, capacity: capacity)
+        calls = Ring(base: mirrored, capacity: callsCapacity)
     }
+
+    /// The worker's mapping of the call ring: its page, its bytes, and its
+    /// bytes again.
+    private var mirrored: UnsafeMutableRawPointer?
 
     private static func map(_ fd: Int32, size: Int) -> UnsafeMutableRawPointer? {
         let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
@@ -97,8 +123,23 @@ final class WorkerRing: @unchecked Sendable {
         return mapped
     }
 
+    /// Maps the ring at `offset` of `fd` (a page, then `capacity` bytes)
+    /// with its bytes twice over; nil when the system refuses.
+    private static func mirror(_ fd: Int32, offset: Int, capacity: Int) -> UnsafeMutableRawPointer? {
+        let whole = page + 2 * capacity
+        guard let area = mmap(nil, whole, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), area != MAP_FAILED else { return nil }
+        let first = mmap(area, page + capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset))
+        let second = mmap(area + page + capacity, capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset + page))
+        guard first == area, second == area + page + capacity else {
+            munmap(area, whole)
+            return nil
+        }
+        return area
+    }
+
     deinit {
         munmap(base, size)
+        if let mirrored { munmap(mirrored, Self.page + 2 * callsCapacity) }
         scratch?.deallocate()
         if fd >= 0 { close(fd) }
     }
@@ -183,10 +224,11 @@ final class WorkerRing: @unchecked Sendable {
         calls.takeWakeRequest()
     }
 
-    /// The worker's side: hands `body` a copy of the calls the host wrote
-    /// since the last time; false when it wrote none.
+    /// The worker's side: hands `body` the calls the host wrote since the
+    /// last time, in place (whole frames, each 8-aligned), and only then
+    /// tells the host it may write over them; false when it wrote none.
     func takeCalls(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
-        (try? calls.take(into: &scratch, body)) ?? false
+        calls.takeInPlace(body)
     }
 
     /// The worker's side, before it sleeps: asks for a wake-up at the next
@@ -315,6 +357,18 @@ private final class Ring {
         took = end
         read.pointee.store(end, ordering: .releasing)
         body(UnsafeRawBufferPointer(start: copy, count: count))
+        return true
+    }
+
+    /// Hands `body` what the writer wrote since the last time, in place
+    /// (the ring mapped twice over), trusting the writer's position; then
+    /// publishes that it was read. False when it wrote nothing.
+    func takeInPlace(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        let end = written.pointee.load(ordering: .acquiring)
+        guard end != took else { return false }
+        body(UnsafeRawBufferPointer(start: data + Int(took % UInt64(capacity)), count: Int(end &- took)))
+        took = end
+        read.pointee.store(end, ordering: .releasing)
         return true
     }
 

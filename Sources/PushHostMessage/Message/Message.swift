@@ -33,9 +33,9 @@ import Synchronization
     @usableFromInline package var sourceKind: Int { source.kindNumber }
     @inlinable package var layout: MessageLayout { shown.pointee.layout }
     /// The tape index of `data` when it is one whole object (no merge), or -1.
-    private(set) var dataObject: Int32 = -1
+    var dataObject: Int32 = -1
     /// The tape index of the target, or -1.
-    private(set) var target: Int32 = -1
+    var target: Int32 = -1
     /// How long the message may wait for its UI stage, as its payload
     /// states it (kept through every rewrite of the message).
     @inlinable package var lifetime: Lifetime { shown.pointee.lifetime }
@@ -52,35 +52,29 @@ import Synchronization
     /// Whether the bytes the message reads are a normalized message, as
     /// `normalizedJSON()` writes it: after a rewrite, or `load(normalized:)`.
     package var isNormalizedForm: Bool { normalized }
-    /// `isNormalizedForm`, stored privately so that writing it on the hot
-    /// path needs no dynamic exclusivity check.
-    private var normalized = false
-    private var input: UnsafePointer<UInt8>?
-    private var tape: UnsafePointer<JSONToken>?
+    /// `isNormalizedForm`, as the message keeps it.
+    var normalized = false
+    var input: UnsafePointer<UInt8>?
+    var tape: UnsafePointer<JSONToken>?
     private var owned: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
     /// What the message owned before its last `reset()`, kept for the next
     /// `detach` (a message that waits for a worker detaches every time).
     private var kept: (input: UnsafeMutableRawBufferPointer, tape: UnsafeMutableBufferPointer<JSONToken>)?
-    private var inputCount = 0
-    private var tapeCount = 0
+    var inputCount = 0
+    var tapeCount = 0
     /// The strings handed to plugins, forgotten by `reset()`.
     private let strings = Mutex(MessageArena())
     /// Whether any string was handed out since the last `reset()`: when
     /// none was, `reset()` takes no lock.
     private let handedOutAny = Atomic(false)
     /// The slot plugins know this message by; written under the lock.
-    private var handle = Handles.none
+    var handle = Handles.none
     /// Why a handler could not take the message (see `noteProblem`); nil
     /// for nearly every message.
     private(set) var problem: String?
-    /// A load put off until an accessor needs the message (in a worker,
-    /// whose plugin may read nothing of it), and whether there is one.
-    private let deferredLoad = Mutex<DeferredLoad?>(nil)
-    private let hasDeferredLoad = Atomic(false)
-
     /// `Handles.messages`, kept here: reading a global of another target
     /// is a call, and `message_get` finds its message through it.
-    private static let handles = Handles.messages
+    static let handles = Handles.messages
 
     /// A message with a handle of its own.
     package init() {
@@ -222,37 +216,8 @@ import Synchronization
         return (.allocate(byteCount: max(input, 1024), alignment: 8), .allocate(capacity: max(tape, 128)))
     }
 
-    /// Puts off `load` (a `load` of this message) until an accessor, or
-    /// `loadIfDeferred()`, needs the message; `reset()` drops it.
-    package func deferLoad(_ load: @escaping () -> Void) {
-        let deferred = DeferredLoad(run: load)
-        deferredLoad.withLock { $0 = deferred }
-        hasDeferredLoad.store(true, ordering: .releasing)
-    }
-
-    /// Runs the load put off, once, whichever thread asks first.
-    package func loadIfDeferred() {
-        guard hasDeferredLoad.load(ordering: .acquiring) else { return }
-        deferredLoad.withLock { load in
-            guard let pending = load else { return }
-            load = nil
-            pending.run()
-            hasDeferredLoad.store(false, ordering: .releasing)
-        }
-    }
-
-    /// A load put off: its closure reads bytes that the thread that put it
-    /// off keeps until the message is reset.
-    private struct DeferredLoad: @unchecked Sendable {
-        let run: () -> Void
-    }
-
     /// Frees what the message handed out or copied; it may be loaded again.
     package func reset() {
-        if hasDeferredLoad.load(ordering: .acquiring) {
-            deferredLoad.withLock { $0 = nil }
-            hasDeferredLoad.store(false, ordering: .relaxed)
-        }
         if handedOutAny.load(ordering: .acquiring) {
             strings.withLock { $0.reset() }
             handedOutAny.store(false, ordering: .relaxed)
@@ -325,23 +290,6 @@ import Synchronization
         Handles.messages.retire(old, mark: expired ? Handles.expired : 0)
     }
 
-    /// Runs `body` with the message's source and the record it reads (as
-    /// it came, or normalized: the flag), which a worker loads as the host
-    /// did; false when `opaque` names no message. [dispatch thread] Without
-    /// the accessors' lock: only the dispatch thread changes what a message
-    /// reads once its interceptors' turns are over (a `set` after its turn
-    /// changes nothing), and an isolated interceptor's turn has no other writer.
-    package static func withRecord(_ opaque: OpaquePointer, _ body: (RecordSource, UnsafeRawBufferPointer, Bool) -> Void) -> Bool {
-        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
-        let bits = slot.pointee.load(ordering: .acquiring)
-        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
-        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
-            guard message.handle == slot else { return false }
-            body(message.source, UnsafeRawBufferPointer(start: message.input, count: message.inputCount), message.normalized)
-            return true
-        }
-    }
-
     /// Runs `body` with the message that `opaque` names, under the lock
     /// plugin threads share, with the arena where the C string it returns
     /// lives until `reset()`; nil when the handle names no message (any
@@ -356,7 +304,6 @@ import Synchronization
         // Never freed (see the type), so locking it is safe even if it moved
         // on; and never released meanwhile, so no reference count is taken.
         return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
-            if message.hasDeferredLoad.load(ordering: .acquiring) { message.loadIfDeferred() }
             return message.strings.withLock { handed in
                 guard message.handle == slot else { return nil }
                 if !message.handedOutAny.load(ordering: .relaxed) { message.handedOutAny.store(true, ordering: .releasing) }

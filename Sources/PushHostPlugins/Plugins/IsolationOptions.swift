@@ -16,9 +16,6 @@ package struct IsolationOptions: Sendable {
     package var memoryLimit = 0
     /// The flags a worker takes to log as the host does (in JSON lines, which the host reads: ``WorkerOutput``).
     package var logArguments: [String] = []
-    /// How the host reads records (`--platform`, `--target-key`): the worker reads them alike.
-    package var platform: Platform?
-    package var targetKey = ""
     package var handlerTimeout = 30.0
     /// `--max-bytes`: the largest record, which bounds a call's frame.
     package var maxBytes = 65536

@@ -66,6 +66,13 @@ import Glibc
         count += bytes.count
     }
 
+    /// Appends `count` bytes that `body` writes at the address it is given.
+    package mutating func write(count: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+        reserve(count)
+        body(base + self.count)
+        self.count += count
+    }
+
     /// Stores `value`'s bytes at `offset`, among those written (unaligned).
     @inline(__always)
     @inlinable package mutating func store<T: BitwiseCopyable>(_ value: T, at offset: Int) {

@@ -91,8 +91,9 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  *
  * The channel as a worker lays it out: its socket is fd 3 (its intake
  * channel, for the records its plugin submits, fd 5); its
- * answer ring, a memfd mapped as "pushhost-worker", is a page whose
- * first u64 is the worker's write position and whose u64 at 64 is
+ * answer ring, a memfd mapped as "pushhost-worker" (its mapping at
+ * offset 0: the call ring after it is mapped again on its own), is a page
+ * whose first u64 is the worker's write position and whose u64 at 64 is
  * the host's read position, then 1 MiB of frames:
  * [u32 length][u8 kind][u8 handler][u16 0][u64 call][i32 number][payload]. */
 #define CHANNEL 3
@@ -109,7 +110,8 @@ static unsigned char *find_ring(void) {
     char line[512];
     unsigned long start = 0;
     while (fgets(line, sizeof line, maps)) {
-        if (strstr(line, "memfd:pushhost-worker") && sscanf(line, "%lx-", &start) == 1) break;
+        unsigned long offset = 1;
+        if (strstr(line, "memfd:pushhost-worker") && sscanf(line, "%lx-%*x %*s %lx", &start, &offset) == 2 && offset == 0) break;
         start = 0;
     }
     fclose(maps);

@@ -1,0 +1,92 @@
+import PushHostJSON
+import PushHostRecords
+import PushHostSystem
+
+/// A message as the host read it, for a worker process to read it the same
+/// without parsing it again: a header (the layout and what else the host
+/// worked out), the JSON tape and the bytes, in one block whose every part
+/// starts 8-aligned. The worker runs the same executable, so the header's
+/// memory means the same there; it trusts the host with the block, as it
+/// trusts the host's calls.
+extension Message {
+    /// What a message holds besides its bytes and tape.
+    struct ImageHeader: BitwiseCopyable {
+        var layout: MessageLayout
+        var lifetime: Lifetime
+        var dataObject: Int32
+        var target: Int32
+        var normalized: Bool
+        var inputCount: UInt32
+        var tapeCount: UInt32
+    }
+
+    /// Where the tape and the bytes begin in an image, and its whole size
+    /// (a multiple of 8).
+    private static func imageParts(inputCount: Int, tapeCount: Int) -> (tape: Int, input: Int, size: Int) {
+        let tape = aligned(MemoryLayout<ImageHeader>.size)
+        let input = tape + aligned(tapeCount * MemoryLayout<JSONToken>.stride)
+        return (tape, input, input + aligned(inputCount))
+    }
+
+    private static func aligned(_ count: Int) -> Int { (count + 7) & ~7 }
+
+    /// The largest image of a message whose bytes are at most `bytes` long
+    /// (a tape has at most a token for every two bytes, and one more).
+    package static func largestImage(bytes: Int) -> Int {
+        imageParts(inputCount: bytes, tapeCount: bytes / 2 + 2).size
+    }
+
+    /// Runs `body` with the source of the message `opaque` names and the
+    /// size of its image, which `write` writes to the 8-aligned address it
+    /// is given; false when `opaque` names no message. [dispatch thread]
+    /// Without the accessors' lock: only the dispatch thread changes what a
+    /// message reads once its interceptors' turns are over (a `set` after
+    /// its turn changes nothing), and an isolated interceptor's turn has no
+    /// other writer.
+    package static func withImage(
+        _ opaque: OpaquePointer, _ body: (RecordSource, Int, _ write: (UnsafeMutableRawPointer) -> Void) -> Void
+    ) -> Bool {
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
+        let bits = slot.pointee.load(ordering: .acquiring)
+        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
+        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
+            guard message.handle == slot, let input = message.input, let tape = message.tape else { return false }
+            let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount)
+            body(message.source, parts.size) { image in
+                let header = ImageHeader(
+                    layout: message.layout, lifetime: message.lifetime, dataObject: message.dataObject, target: message.target,
+                    normalized: message.normalized, inputCount: UInt32(message.inputCount), tapeCount: UInt32(message.tapeCount))
+                image.storeBytes(of: header, as: ImageHeader.self)
+                (image + parts.tape).copyMemory(from: tape, byteCount: message.tapeCount * MemoryLayout<JSONToken>.stride)
+                (image + parts.input).copyMemory(from: input, byteCount: message.inputCount)
+            }
+            return true
+        }
+    }
+
+    /// Points the message at the image at `image` (8-aligned, written by
+    /// ``withImage(_:_:)`` in the host), borrowing it: every field reads as
+    /// it did in the host; `source` is the record's. `detach()` copies it.
+    package func adopt(image: UnsafeRawPointer, source: RecordSource) {
+        let header = image.load(as: ImageHeader.self)
+        let parts = Self.imageParts(inputCount: Int(header.inputCount), tapeCount: Int(header.tapeCount))
+        shown.pointee.source = source
+        shown.pointee.layout = header.layout
+        shown.pointee.lifetime = header.lifetime
+        dataObject = header.dataObject
+        target = header.target
+        normalized = header.normalized
+        input = (image + parts.input).assumingMemoryBound(to: UInt8.self)
+        inputCount = Int(header.inputCount)
+        tape = (image + parts.tape).assumingMemoryBound(to: JSONToken.self)
+        tapeCount = Int(header.tapeCount)
+    }
+}
+
+/// The header's parts, copied across processes as bytes.
+extension MessageLayout: BitwiseCopyable {}
+extension MessageLayout.Parts: BitwiseCopyable {}
+extension MessageLayout.Part: BitwiseCopyable {}
+extension MessageLayout.Field: BitwiseCopyable {}
+extension MessageFormat: BitwiseCopyable {}
+extension Lifetime: BitwiseCopyable {}
