@@ -277,27 +277,62 @@ package final class Worker: RemotePlugin {
         return sourceAnswer ?? -1
     }
 
-    /// Appends the frame of `call` to what is to be sent: with a message,
-    /// its image first (which a worker reads in place, 8-aligned 24 bytes
-    /// into the frame), or NULL when the message is gone (its data verdict
-    /// expired: the worker skips the call), then its source.
+    /// Writes the frame of `call` straight into its call ring, or after what
+    /// waits for room there: with a message, its image first (which the
+    /// worker reads in place, 8-aligned 24 bytes into the frame), or NULL
+    /// when the message is gone (its data verdict expired: the worker skips
+    /// the call), then its source; then an action's, a token's or an
+    /// outcome's two texts.
     private func encode(_ call: Call) {
-        WorkerFrame.append(.call, handler: UInt8(call.handler.rawValue), call: call.id, to: &out, padded: true) { buffer in
-            if call.address != 0 {
-                let message = call.handler == .intercept
-                    ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
-                let found = Message.withImage(message) { source, size, write in
-                    withUnsafeBytes(of: UInt32(size).littleEndian) { buffer.write($0) }
-                    buffer.write(count: size, write)
-                    source.appendField(to: &buffer)
-                }
-                guard found else { return WorkerFrame.appendField(nil as String?, to: &buffer) }
-            }
-            if call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome {
-                WorkerFrame.appendField(call.first, to: &buffer)
-                WorkerFrame.appendField(call.second, to: &buffer)
+        let texts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
+        var image: Message.Image?
+        var source = RecordSource.stdin(line: 0)
+        var size = WorkerFrame.headerSize
+        if call.address != 0 {
+            let message = call.handler == .intercept
+                ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
+            image = Message.image(of: message)
+            if let image {
+                source = image.source
+                size += 4 + image.size + source.fieldSize
+            } else {
+                size += 4
             }
         }
+        if texts && (image != nil || call.address == 0) { size += FrameCursor.size(ofField: call.first) + FrameCursor.size(ofField: call.second) }
+        size = (size + 7) & ~7
+        let (start, inRing) = place(size)
+        var cursor = FrameCursor(at: start)
+        cursor.writeHeader(.call, size: size, handler: UInt8(call.handler.rawValue), call: call.id)
+        if let image {
+            cursor.write(UInt32(image.size))
+            image.write(to: cursor.at)
+            cursor.skip(image.size)
+            source.write(to: &cursor)
+        } else if call.address != 0 {
+            cursor.write(UInt32.max)
+        }
+        if texts && (image != nil || call.address == 0) {
+            cursor.write(field: call.first)
+            cursor.write(field: call.second)
+        }
+        cursor.pad(to: start + size)
+        if inRing { process?.ring.commitCall(size) }
+    }
+
+    /// Where a frame of `size` bytes goes: in place in the call ring when
+    /// nothing waits for room there and it fits (true), else after what
+    /// waits (``flush()`` sends it).
+    private func place(_ size: Int) -> (UnsafeMutableRawPointer, Bool) {
+        if out.isEmpty, let process {
+            do {
+                if let place = try process.ring.placeCall(size) { return (place, true) }
+            } catch {
+                // Its ring says what no worker says: it is ended, and its calls go to the next.
+                process.reject(error)
+            }
+        }
+        return (out.extend(by: size), false)
     }
 
     /// The record numbered `record` that the plugin in the worker process
@@ -318,7 +353,7 @@ package final class Worker: RemotePlugin {
     /// Sends what was posted, as far as its call ring has room (the rest
     /// waits for the next flush: the worker wakes the host when it made room).
     func flush() {
-        guard !out.isEmpty, let process else { return }
+        guard let process else { return }
         if case .stopped = phase { return }
         process.send(&out)
     }

@@ -208,20 +208,29 @@ package func withCString<R>(_ field: UnsafeRawBufferPointer?, _ body: (UnsafePoi
 }
 
 extension RecordSource {
-    /// Appends the source as a frame field: `[u8 kind][i64 number][name]`,
-    /// the number a line (-1 for none) or a record.
-    func appendField(to buffer: inout ByteBuffer) {
-        let (kind, number, name): (UInt8, Int, String?) = switch self {
-        case .stdin(let line): (0, line, nil)
-        case .spool(let file, let line): (1, line ?? -1, file)
-        case .plugin(let plugin, let record): (2, record, plugin)
+    /// The bytes of the source as a frame field: `[u32 length][u8 kind][i64
+    /// number][name]`, the number a line (-1 for none) or a record.
+    var fieldSize: Int { 4 + 9 + (name?.utf8.count ?? 0) }
+
+    private var name: String? {
+        switch self {
+        case .stdin: nil
+        case .spool(let file, _): file
+        case .plugin(let plugin, _): plugin
         }
-        let count = 9 + (name?.utf8.count ?? 0)
-        buffer.reserve(4 + count)
-        withUnsafeBytes(of: UInt32(count).littleEndian) { buffer.write($0) }
-        buffer.write(kind)
-        withUnsafeBytes(of: Int64(number).littleEndian) { buffer.write($0) }
-        if var name { name.withUTF8 { buffer.write(UnsafeRawBufferPointer($0)) } }
+    }
+
+    /// Writes the source as a frame field (``fieldSize`` bytes).
+    func write(to cursor: inout FrameCursor) {
+        let (kind, number): (UInt8, Int) = switch self {
+        case .stdin(let line): (0, line)
+        case .spool(_, let line): (1, line ?? -1)
+        case .plugin(_, let record): (2, record)
+        }
+        cursor.write(UInt32(fieldSize - 4))
+        cursor.write(kind)
+        cursor.write(UInt64(bitPattern: Int64(number)))
+        if var name { name.withUTF8 { cursor.write(UnsafeRawBufferPointer($0)) } }
     }
 
     /// The source a frame field holds, or nil.
@@ -238,3 +247,53 @@ extension RecordSource {
     }
 }
 
+/// Writes a frame's bytes one after the other at a place that has room for
+/// them all (a call frame, whose size is known first), little-endian.
+struct FrameCursor {
+    private(set) var at: UnsafeMutableRawPointer
+
+    init(at place: UnsafeMutableRawPointer) { at = place }
+
+    mutating func write<T: FixedWidthInteger & BitwiseCopyable>(_ value: T) {
+        at.storeBytes(of: value.littleEndian, as: T.self)
+        at += MemoryLayout<T>.size
+    }
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        if let start = bytes.baseAddress { at.copyMemory(from: start, byteCount: bytes.count) }
+        at += bytes.count
+    }
+
+    /// Past `count` bytes written by other means.
+    mutating func skip(_ count: Int) {
+        at += count
+    }
+
+    /// A field of text, NULL for nil (``WorkerFrame/appendField(_:to:)``).
+    mutating func write(field text: String?) {
+        guard var text else { return write(UInt32.max) }
+        text.withUTF8 { bytes in
+            write(UInt32(bytes.count))
+            write(UnsafeRawBufferPointer(bytes))
+        }
+    }
+
+    /// The bytes a text field takes.
+    static func size(ofField text: String?) -> Int { 4 + (text?.utf8.count ?? 0) }
+
+    /// The header of a frame of `size` bytes in all.
+    mutating func writeHeader(_ kind: WorkerFrame.FrameKind, size: Int, handler: UInt8, call: UInt64) {
+        write(UInt32(size - 4))
+        write(kind.rawValue)
+        write(handler)
+        write(UInt16(0))
+        write(call)
+        write(Int32(0))
+    }
+
+    /// Zeros up to `end`.
+    mutating func pad(to end: UnsafeMutableRawPointer) {
+        at.initializeMemory(as: UInt8.self, repeating: 0, count: end - at)
+        at = end
+    }
+}

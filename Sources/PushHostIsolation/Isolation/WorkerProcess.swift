@@ -216,19 +216,21 @@ package final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    /// Puts the frames `out` holds into its call ring, as many as fit (the
-    /// rest stay in `out`), and wakes the worker when it sleeps. Never
+    /// Puts the frames `out` holds (those that waited for room) into its
+    /// call ring as far as they fit (the rest stay in `out`), and wakes the
+    /// worker when it sleeps. Never
     /// waits: a worker that claims to be behind keeps its calls waiting
     /// (and `--handler-timeout` ends it), one whose ring is malformed is ended.
     func send(_ out: inout ByteBuffer) {
-        let taken: Int
-        do {
-            taken = try ring.putCalls(out.bytes)
-        } catch {
-            return reject(error)
+        if !out.isEmpty {
+            let taken: Int
+            do {
+                taken = try ring.putCalls(out.bytes)
+            } catch {
+                return reject(error)
+            }
+            if taken == out.count { out.removeAll() } else { out.removeFirst(taken) }
         }
-        guard taken > 0 else { return }
-        if taken == out.count { out.removeAll() } else { out.removeFirst(taken) }
         if ring.takeCallWakeRequest() {
             // A full socket holds wake-ups the worker has not read: one more changes nothing.
             var byte = Self.wake

@@ -77,20 +77,26 @@ final class WorkerRing: @unchecked Sendable {
             close(fd)
             return nil
         }
+        guard let mirrored = Self.mirror(fd, offset: Self.page + capacity, capacity: callsCapacity) else {
+            munmap(mapped, size)
+            close(fd)
+            return nil
+        }
         self.fd = fd
         self.capacity = capacity
         self.callsCapacity = callsCapacity
         self.size = size
         base = mapped
+        self.mirrored = mirrored
         (mapped + Self.callsCapacityOffset).storeBytes(of: UInt64(callsCapacity), as: UInt64.self)
         answers = Ring(base: mapped, capacity: capacity)
-        calls = Ring(base: mapped + Self.page + capacity, capacity: callsCapacity)
+        calls = Ring(base: mirrored, capacity: callsCapacity)
     }
 
     /// The worker's side: the memory it got as `fd` (its fd 4), its size the
-    /// host's. The call ring's bytes are mapped twice, one after the other,
-    /// so that the worker reads every batch in place, whole, even where it
-    /// runs past the ring's end. The descriptor is closed once it is mapped,
+    /// host's. On both sides the call ring's bytes are mapped twice, one
+    /// after the other, so that the host writes every call in place, whole,
+    /// and the worker reads it so, even where it runs past the ring's end. The descriptor is closed once it is mapped,
     /// so its plugin has none to write into it through.
     init?(fd: Int32) {
         var status = stat()
@@ -113,9 +119,8 @@ final class WorkerRing: @unchecked Sendable {
         calls = Ring(base: mirrored, capacity: callsCapacity)
     }
 
-    /// The worker's mapping of the call ring: its page, its bytes, and its
-    /// bytes again.
-    private var mirrored: UnsafeMutableRawPointer?
+    /// The mapping of the call ring: its page, its bytes, and its bytes again.
+    private let mirrored: UnsafeMutableRawPointer
 
     private static func map(_ fd: Int32, size: Int) -> UnsafeMutableRawPointer? {
         let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
@@ -139,7 +144,7 @@ final class WorkerRing: @unchecked Sendable {
 
     deinit {
         munmap(base, size)
-        if let mirrored { munmap(mirrored, Self.page + 2 * callsCapacity) }
+        munmap(mirrored, Self.page + 2 * callsCapacity)
         scratch?.deallocate()
         if fd >= 0 { close(fd) }
     }
@@ -218,6 +223,21 @@ final class WorkerRing: @unchecked Sendable {
         return fitting
     }
 
+    /// The host's side: where a call frame of `count` bytes (a multiple of
+    /// 8) goes, whole, in place, without waiting; nil when it does not fit
+    /// now. A worker that lies about how far it read has its ring read as
+    /// full, or is malformed.
+    func placeCall(_ count: Int) throws(MalformedAnswer) -> UnsafeMutableRawPointer? {
+        try calls.reserve(count)
+    }
+
+    /// The host's side: the frame written where ``placeCall(_:)`` said is
+    /// published (a plain store: the worker may begin it while the host goes on).
+    func commitCall(_ count: Int) {
+        calls.advance(count)
+        calls.publish()
+    }
+
     /// The host's side, after it put calls: whether the worker sleeps and
     /// asked for a wake-up (the request is then taken).
     func takeCallWakeRequest() -> Bool {
@@ -291,6 +311,29 @@ private final class Ring {
         (data + start).copyMemory(from: bytes.baseAddress!, byteCount: first)
         if first < bytes.count { data.copyMemory(from: bytes.baseAddress! + first, byteCount: bytes.count - first) }
         wrote = position &+ UInt64(bytes.count)
+        known = max(0, known - bytes.count)
+        publish()
+    }
+
+    /// The room the writer last found, less what it wrote since: the
+    /// reader's position is read again only when that is too little.
+    private var known = 0
+
+    /// Where `count` more bytes go, whole (the ring mapped twice over), or
+    /// nil when they do not fit now.
+    func reserve(_ count: Int) throws(MalformedAnswer) -> UnsafeMutableRawPointer? {
+        if known < count { known = try room() }
+        return known < count ? nil : data + Int(wrote % UInt64(capacity))
+    }
+
+    /// After `count` bytes were written where ``reserve(_:)`` said.
+    func advance(_ count: Int) {
+        wrote &+= UInt64(count)
+        known -= count
+    }
+
+    /// Shows the reader what was written.
+    func publish() {
         written.pointee.store(wrote, ordering: .releasing)
     }
 

@@ -36,36 +36,47 @@ extension Message {
         imageParts(inputCount: bytes, tapeCount: bytes / 2 + 2).size
     }
 
-    /// Runs `body` with the source of the message `opaque` names and the
-    /// size of its image, which `write` writes to the 8-aligned address it
-    /// is given; false when `opaque` names no message. [dispatch thread]
-    /// Without the accessors' lock: only the dispatch thread changes what a
-    /// message reads once its interceptors' turns are over (a `set` after
-    /// its turn changes nothing), and an isolated interceptor's turn has no
-    /// other writer.
-    package static func withImage(
-        _ opaque: OpaquePointer, _ body: (RecordSource, Int, _ write: (UnsafeMutableRawPointer) -> Void) -> Void
-    ) -> Bool {
-        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
+    /// The image of the message `opaque` names, to write; nil when it names
+    /// no message. [dispatch thread] Without the accessors' lock: only the
+    /// dispatch thread changes what a message reads once its interceptors'
+    /// turns are over (a `set` after its turn changes nothing), and an
+    /// isolated interceptor's turn has no other writer.
+    package static func image(of opaque: OpaquePointer) -> Image? {
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return nil }
         let bits = slot.pointee.load(ordering: .acquiring)
-        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
-        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
-            guard message.handle == slot, let input = message.input, let tape = message.tape else { return false }
-            let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount)
-            body(message.source, parts.size) { image in
+        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        // Never freed (see the type): no reference count is taken.
+        let message = Unmanaged<Message>.fromOpaque(object)
+        return message._withUnsafeGuaranteedRef { message in
+            guard message.handle == slot, message.input != nil, message.tape != nil else { return nil }
+            return Image(message: Unmanaged.passUnretained(message), size: imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount).size)
+        }
+    }
+
+    /// A message's image, as ``image(of:)`` found it.
+    package struct Image {
+        fileprivate let message: Unmanaged<Message>
+        /// Its bytes (a multiple of 8).
+        package let size: Int
+
+        package var source: RecordSource { message._withUnsafeGuaranteedRef { $0.source } }
+
+        /// Writes it at `image` (8-aligned, `size` bytes).
+        package func write(to image: UnsafeMutableRawPointer) {
+            message._withUnsafeGuaranteedRef { message in
+                let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount)
                 let header = ImageHeader(
                     layout: message.layout, lifetime: message.lifetime, dataObject: message.dataObject, target: message.target,
                     normalized: message.normalized, inputCount: UInt32(message.inputCount), tapeCount: UInt32(message.tapeCount))
                 image.storeBytes(of: header, as: ImageHeader.self)
-                (image + parts.tape).copyMemory(from: tape, byteCount: message.tapeCount * MemoryLayout<JSONToken>.stride)
-                (image + parts.input).copyMemory(from: input, byteCount: message.inputCount)
+                (image + parts.tape).copyMemory(from: message.tape!, byteCount: message.tapeCount * MemoryLayout<JSONToken>.stride)
+                (image + parts.input).copyMemory(from: message.input!, byteCount: message.inputCount)
             }
-            return true
         }
     }
 
     /// Points the message at the image at `image` (8-aligned, written by
-    /// ``withImage(_:_:)`` in the host), borrowing it: every field reads as
+    /// ``Image/write(to:)`` in the host), borrowing it: every field reads as
     /// it did in the host; `source` is the record's. `detach()` copies it.
     package func adopt(image: UnsafeRawPointer, source: RecordSource) {
         let header = image.load(as: ImageHeader.self)

@@ -66,11 +66,12 @@ import Glibc
         count += bytes.count
     }
 
-    /// Appends `count` bytes that `body` writes at the address it is given.
-    package mutating func write(count: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+    /// Counts `count` more bytes, which the caller writes at once at the
+    /// address returned.
+    package mutating func extend(by count: Int) -> UnsafeMutableRawPointer {
         reserve(count)
-        body(base + self.count)
-        self.count += count
+        defer { self.count += count }
+        return base + self.count
     }
 
     /// Stores `value`'s bytes at `offset`, among those written (unaligned).
