@@ -44,10 +44,13 @@ package final class Worker: RemotePlugin {
         let address: UInt
         /// A data call's record.
         let flight: InFlight?
-        /// The action and input of `on_action`, the token and previous one of `on_token`.
-        let first: String?
-        let second: String?
     }
+
+    /// The two texts of the calls under way that have them, by call id: the
+    /// action and input of `on_action`, the token and previous one of
+    /// `on_token`, the report line of `on_outcome` (kept apart, so that a
+    /// ``Call`` is cheap to copy).
+    private var texts: [UInt64: (first: String?, second: String?)] = [:]
 
     let name: String
     /// Its plugin's number in load order, once created.
@@ -66,7 +69,11 @@ package final class Worker: RemotePlugin {
     /// What the last `start` or `stop` returned, -1 when it failed.
     private var sourceAnswer: Int32?
     private let logger: Logger
-    private(set) var process: WorkerProcess?
+    private(set) var process: WorkerProcess? {
+        didSet { callRing = process.map { Unmanaged.passUnretained($0.ring) } }
+    }
+    /// Its process's ring, which the process keeps, read without a reference count on every call.
+    @exclusivity(unchecked) private var callRing: Unmanaged<WorkerRing>?
     @exclusivity(unchecked) private(set) var phase = Phase.running
     @exclusivity(unchecked) private var out = ByteBuffer(capacity: 1 << 16)
     /// The calls posted and not answered yet, oldest first.
@@ -254,7 +261,8 @@ package final class Worker: RemotePlugin {
     private func enqueue(
         _ handler: PluginHandler, address: UInt = 0, flight: InFlight? = nil, first: String? = nil, second: String? = nil
     ) -> UInt64 {
-        let call = Call(id: nextID, handler: handler, address: address, flight: flight, first: first, second: second)
+        let call = Call(id: nextID, handler: handler, address: address, flight: flight)
+        if first != nil || second != nil { texts[call.id] = (first, second) }
         nextID += 1
         calls.append(call)
         if Self.isOrdered(handler) { lastUI = call.id }
@@ -284,7 +292,8 @@ package final class Worker: RemotePlugin {
     /// the call), then its source; then an action's, a token's or an
     /// outcome's two texts.
     private func encode(_ call: Call) {
-        let texts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
+        let hasTexts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
+        let (first, second) = hasTexts ? texts[call.id] ?? (nil, nil) : (nil, nil)
         var image: Message.Image?
         var source = RecordSource.stdin(line: 0)
         var size = WorkerFrame.headerSize
@@ -299,7 +308,7 @@ package final class Worker: RemotePlugin {
                 size += 4
             }
         }
-        if texts && (image != nil || call.address == 0) { size += FrameCursor.size(ofField: call.first) + FrameCursor.size(ofField: call.second) }
+        if hasTexts && (image != nil || call.address == 0) { size += FrameCursor.size(ofField: first) + FrameCursor.size(ofField: second) }
         size = (size + 7) & ~7
         let (start, inRing) = place(size)
         var cursor = FrameCursor(at: start)
@@ -312,24 +321,24 @@ package final class Worker: RemotePlugin {
         } else if call.address != 0 {
             cursor.write(UInt32.max)
         }
-        if texts && (image != nil || call.address == 0) {
-            cursor.write(field: call.first)
-            cursor.write(field: call.second)
+        if hasTexts && (image != nil || call.address == 0) {
+            cursor.write(field: first)
+            cursor.write(field: second)
         }
         cursor.pad(to: start + size)
-        if inRing { process?.ring.commitCall(size) }
+        if inRing { callRing?._withUnsafeGuaranteedRef { $0.commitCall(size) } }
     }
 
     /// Where a frame of `size` bytes goes: in place in the call ring when
     /// nothing waits for room there and it fits (true), else after what
     /// waits (``flush()`` sends it).
     private func place(_ size: Int) -> (UnsafeMutableRawPointer, Bool) {
-        if out.isEmpty, let process {
-            do {
-                if let place = try process.ring.placeCall(size) { return (place, true) }
-            } catch {
-                // Its ring says what no worker says: it is ended, and its calls go to the next.
-                process.reject(error)
+        if out.isEmpty, let callRing {
+            switch callRing._withUnsafeGuaranteedRef({ ring in Result { () throws(MalformedAnswer) in try ring.placeCall(size) } }) {
+            case .success(let place?): return (place, true)
+            case .success(nil): break
+            // Its ring says what no worker says: it is ended, and its calls go to the next.
+            case .failure(let error): process?.reject(error)
             }
         }
         return (out.extend(by: size), false)
@@ -454,6 +463,7 @@ package final class Worker: RemotePlugin {
                 return false
             }
             answeredThrough = id
+            if !texts.isEmpty { texts[id] = nil }
             if call.handler == .start || call.handler == .stop {
                 tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
             } else if call.handler == .intercept {
@@ -513,6 +523,7 @@ package final class Worker: RemotePlugin {
     /// The oldest call is answered (or failed).
     private func advance() {
         answeredThrough = calls.removeFirst().id
+        if !texts.isEmpty { texts[answeredThrough] = nil }
     }
 
     /// The worker ended with wait `status`: fails the call under way and

@@ -329,14 +329,19 @@ package final class Pipeline: Intake, Awaited {
                 continue
             }
             report(entry.flight, route: entry.route, screens: entry.screens ?? [])
-            // As many as may wait at once, so that none is made again per message.
-            if spare.count < max(64, maxPending) {
-                entry.flight.recycle()
-                entry.flight.message.retireHandle()
-                entry.flight.message.claimHandle()
-                spare.append(entry.flight)
-            }
+            keep(entry.flight)
         }
+    }
+
+    /// Keeps a record that waited, its line written, for a message to come:
+    /// as many as may wait at once (pending, queued, delivered), so that
+    /// none is made again per message.
+    private func keep(_ flight: InFlight) {
+        guard spare.count < 4 * max(64, maxPending) else { return }
+        flight.recycle()
+        flight.message.retireHandle()
+        flight.message.claimHandle()
+        spare.append(flight)
     }
 
     /// Waits for every UI call under way elsewhere, and writes the lines
@@ -457,7 +462,7 @@ package final class Pipeline: Intake, Awaited {
 
     private func finish(_ waiting: Waiting) {
         if case .message(let flight) = waiting {
-            _ = finish(flight)
+            if finish(flight) { keep(flight) }
             return
         }
         // An event may call handlers in the host; none runs beside a UI call elsewhere.
