@@ -46,8 +46,12 @@ let everyLibrary: [Target.Dependency] = [
 /// whatever `@exclusivity(unchecked)` its own target says. The hot path
 /// crosses targets (a record, its message, a handler call, its report line):
 /// a release build checks exclusive access when it compiles, as a debug
-/// build (and every test) still does at run time too.
-let acrossTargets: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+/// build (and every test) still does at run time too; and it lets the
+/// compiler take small functions across targets (cross-module
+/// optimization). A `package` function a stage calls per message is
+/// inlined there only when it is `@inlinable` and its type and what it
+/// reads are `@usableFromInline` (else it stays a call, silently).
+let acrossTargets: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release))]
 
 /// The plugins' target and everything below it: what the port, the stages
 /// and isolation all stand on.

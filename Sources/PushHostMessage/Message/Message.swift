@@ -262,7 +262,7 @@ import Synchronization
     // MARK: ph_message
 
     /// The pointer plugins get as `const ph_message *`: the handle's slot.
-    package var opaque: OpaquePointer {
+    @usableFromInline package var opaque: OpaquePointer {
         OpaquePointer(handle)
     }
 

@@ -7,30 +7,30 @@ import PushHostMessage
 ///
 /// Its message comes from ``MessagePool``, with a handle of its own, and
 /// goes back there (its handle retired) when the record goes.
-package final class InFlight {
+@usableFromInline package final class InFlight {
     // Unchecked accesses: only the dispatch thread touches a record, and
     // each check would cost more than what it guards.
-    package let message: Message
-    @exclusivity(unchecked) package var interception = Interception()
+    @usableFromInline package let message: Message
+    @exclusivity(unchecked) @usableFromInline package var interception = Interception()
     /// The record's completion, when its source asked for one.
     @exclusivity(unchecked) package var completion: RecordCompletion?
     /// The index, among the data plugins, of the next one to call; while
     /// `isWaiting`, the one whose `complete` is awaited.
-    package var next = 0
+    @usableFromInline package var next = 0
     /// Each data plugin's verdict, in load order: the first `next` are set.
-    package let verdicts: UnsafeMutableBufferPointer<Verdict>
+    @usableFromInline package let verdicts: UnsafeMutableBufferPointer<Verdict>
     /// Whether any verdict so far is failed, or suppress.
-    package var anyFailed = false
-    package var anySuppressed = false
+    @usableFromInline package var anyFailed = false
+    @usableFromInline package var anySuppressed = false
     /// Why, when any verdict is failed, or a UI handler could not take the message.
     @exclusivity(unchecked) package var errors: [String] = []
     /// Whether a `complete` is awaited, and until when (monotonic ns).
-    package var isWaiting = false
+    @usableFromInline package var isWaiting = false
     package var deadline: UInt64 = 0
     /// When the record arrived (Unix milliseconds), for a message with a
     /// lifetime; and whether it was found past it.
     package var arrival: Int64 = 0
-    package var expired = false
+    @usableFromInline package var expired = false
 
     package init(dataPlugins: Int, message: Message = MessagePool.take()) {
         self.message = message

@@ -1,17 +1,17 @@
 /// Where a message stands among the interceptors: how many proceeded it,
 /// and, once one stopped it, how.
-package struct Interception {
+@usableFromInline package struct Interception {
     /// How many interceptors, in load order, proceeded the message; they
     /// get its report line through `on_outcome`.
     package var passed = 0
     /// Why the message ends here, once an interceptor stopped it (or broke
     /// the chain's rules, or let its deadline pass).
-    package var stop: InterceptorStop?
+    @usableFromInline package var stop: InterceptorStop?
 }
 
 /// A message an interceptor ended: no data stage, no UI stage. A class, so
 /// that asking whether a message was stopped costs one compare.
-package final class InterceptorStop {
+@usableFromInline package final class InterceptorStop {
     /// What the report says of the message.
     package enum Effect {
         case suppressed

@@ -1,7 +1,7 @@
 import CPushHost
 
 /// A data plugin's final verdict on a message, as the report spells it.
-package enum Verdict: String {
+@usableFromInline package enum Verdict: String, Sendable {
     case `continue`
     case suppress
     case failed

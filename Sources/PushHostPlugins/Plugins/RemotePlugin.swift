@@ -5,7 +5,7 @@ import PushHostRecords
 /// host holds it. Each call of one of its handlers is posted there and
 /// returns at once; its end comes later. Stages reach it only through
 /// ``Handler``, which hides where a plugin runs.
-package protocol RemotePlugin: AnyObject {
+@usableFromInline package protocol RemotePlugin: AnyObject {
     /// Starts it, and waits until its plugin is created there.
     func start() throws(PluginRefusal)
     /// The extensions its plugin offers, as it said once created.
@@ -43,10 +43,10 @@ package protocol RemotePlugin: AnyObject {
 }
 
 /// The extensions a plugin elsewhere offers.
-package struct RemoteOffers: OptionSet {
-    package let rawValue: Int32
+@usableFromInline package struct RemoteOffers: OptionSet, Sendable {
+    @usableFromInline package let rawValue: Int32
 
-    package init(rawValue: Int32) {
+    @usableFromInline package init(rawValue: Int32) {
         self.rawValue = rawValue
     }
 

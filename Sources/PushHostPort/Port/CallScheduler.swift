@@ -7,10 +7,10 @@
 ///
 /// With every plugin in the host there is nothing to order: each check is
 /// one flag.
-package final class CallScheduler {
+@usableFromInline package final class CallScheduler {
     @usableFromInline let places: (any RemotePlaces)?
     /// Whether any plugin runs elsewhere.
-    package let isOrdered: Bool
+    @usableFromInline package let isOrdered: Bool
 
     package init(places: (any RemotePlaces)?) {
         self.places = places

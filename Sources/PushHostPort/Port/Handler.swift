@@ -16,13 +16,13 @@ import PushHostSystem
 ///
 /// Plain values, so that the dispatch thread calls a handler without
 /// touching a Swift object (and so without reference counting per message).
-package struct Handler {
-    let state: UnsafeMutableRawPointer?
-    let raw: ph_plugin
+@usableFromInline package struct Handler {
+    @usableFromInline let state: UnsafeMutableRawPointer?
+    @usableFromInline let raw: ph_plugin
     /// The plugin's number in load order, as the crash journal names it.
     package let plugin: Int32
     /// Where the plugin runs when it does not run in the host.
-    package unowned(unsafe) let remote: (any RemotePlugin)?
+    @usableFromInline package unowned(unsafe) let remote: (any RemotePlugin)?
     /// The handlers it has, one bit for each ``PluginHandler``.
     @usableFromInline let present: UInt32
 

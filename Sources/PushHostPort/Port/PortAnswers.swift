@@ -3,7 +3,7 @@ import PushHostPlugins
 
 /// Where the data verdicts that come later from elsewhere go: the data
 /// stage, which the pipeline names when it is built.
-package protocol VerdictTaker: AnyObject {
+@usableFromInline package protocol VerdictTaker: AnyObject {
     /// The verdict of the plugin numbered `plugin` on the message of `flight`,
     /// whose handle was at `handle` when the call was made; `reason`
     /// explains a failure the plugin did not give itself. Taken on the
@@ -14,7 +14,7 @@ package protocol VerdictTaker: AnyObject {
 /// Where the turns of interceptors that run elsewhere stand in the host:
 /// the interceptor stage, which owns the chains (`ph_chain *`, here as
 /// their address).
-package protocol TurnTaker: AnyObject {
+@usableFromInline package protocol TurnTaker: AnyObject {
     /// The message of the turn under `chain`, or a handle that names none.
     func message(ofTurn chain: UInt) -> OpaquePointer
     /// Ends the turn under `chain` as it ended elsewhere, after making the
@@ -25,7 +25,7 @@ package protocol TurnTaker: AnyObject {
 }
 
 /// How an interceptor's turn elsewhere ended (in a worker's answer, its frame's number).
-package enum InterceptedEnding: Int32, Sendable {
+@usableFromInline package enum InterceptedEnding: Int32, Sendable {
     case proceeded
     case suppressed
     case failed
@@ -34,7 +34,7 @@ package enum InterceptedEnding: Int32, Sendable {
 }
 
 /// One `set` an interceptor elsewhere made, for the host to make too.
-package struct ChainEdit: Equatable, Sendable {
+@usableFromInline package struct ChainEdit: Equatable, Sendable {
     package let path: String
     /// The JSON text; nil removes the field.
     package let json: String?

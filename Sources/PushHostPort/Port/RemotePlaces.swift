@@ -4,7 +4,7 @@ import PushHostSystem
 /// pipeline drives them from the dispatch thread: what they answered comes
 /// in through here, and the one wait across processes is here, for the
 /// scheduler (``CallScheduler``) alone to use.
-package protocol RemotePlaces: AnyObject {
+@usableFromInline package protocol RemotePlaces: AnyObject {
     /// Where data verdicts that come later go, and the turns of interceptors.
     var verdicts: (any VerdictTaker)? { get set }
     var turns: (any TurnTaker)? { get set }

@@ -3,10 +3,15 @@ import PushHostPlugins
 /// not go on before the call ended (a report line, the next UI call in
 /// another process) holds its ticket and asks it, or has the scheduler wait
 /// for it (``CallScheduler``).
-package struct Ticket {
-    unowned(unsafe) let remote: any RemotePlugin
+@usableFromInline package struct Ticket {
+    @usableFromInline unowned(unsafe) let remote: any RemotePlugin
     /// The call's number among the plugin's calls.
-    let call: UInt64
+    @usableFromInline let call: UInt64
+
+    @usableFromInline init(remote: any RemotePlugin, call: UInt64) {
+        self.remote = remote
+        self.call = call
+    }
 
     /// Whether the call ended (it was answered, or it failed).
     package var hasEnded: Bool { remote.answeredThrough >= call }

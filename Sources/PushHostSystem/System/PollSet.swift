@@ -10,7 +10,7 @@ import Glibc
 ///     pipeline.addWaits(to: &waits)
 ///     waits.watch(shutdownFD) { beginStop() }
 ///     waits.poll()
-package struct PollSet {
+@usableFromInline package struct PollSet {
     private var descriptors: [pollfd] = []
     private var takers: [() -> Void] = []
     /// Milliseconds until the soonest deadline, -1 for none.
