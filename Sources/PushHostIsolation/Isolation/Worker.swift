@@ -70,10 +70,15 @@ package final class Worker: RemotePlugin {
     private var sourceAnswer: Int32?
     private let logger: Logger
     private(set) var process: WorkerProcess? {
-        didSet { callRing = process.map { Unmanaged.passUnretained($0.ring) } }
+        didSet {
+            ring = process.map { Unmanaged.passUnretained($0.ring) }
+            live = process
+        }
     }
-    /// Its process's ring, which the process keeps, read without a reference count on every call.
-    @exclusivity(unchecked) private var callRing: Unmanaged<WorkerRing>?
+    /// Its process and its ring, which the process keeps, read without a
+    /// reference count on every call and every look for answers.
+    @exclusivity(unchecked) private var ring: Unmanaged<WorkerRing>?
+    @exclusivity(unchecked) private unowned(unsafe) var live: WorkerProcess?
     @exclusivity(unchecked) private(set) var phase = Phase.running
     @exclusivity(unchecked) private var out = ByteBuffer(capacity: 1 << 16)
     /// The calls posted and not answered yet, oldest first.
@@ -266,9 +271,9 @@ package final class Worker: RemotePlugin {
         nextID += 1
         calls.append(call)
         if Self.isOrdered(handler) { lastUI = call.id }
-        if case .running = phase, let process {
+        if case .running = phase, let live {
             encode(call)
-            process.notePosted()
+            live.notePosted()
         }
         return call.id
     }
@@ -326,15 +331,15 @@ package final class Worker: RemotePlugin {
             cursor.write(field: second)
         }
         cursor.pad(to: start + size)
-        if inRing { callRing?._withUnsafeGuaranteedRef { $0.commitCall(size) } }
+        if inRing { ring?._withUnsafeGuaranteedRef { $0.commitCall(size) } }
     }
 
     /// Where a frame of `size` bytes goes: in place in the call ring when
     /// nothing waits for room there and it fits (true), else after what
     /// waits (``flush()`` sends it).
     private func place(_ size: Int) -> (UnsafeMutableRawPointer, Bool) {
-        if out.isEmpty, let callRing {
-            switch callRing._withUnsafeGuaranteedRef({ ring in Result { () throws(MalformedAnswer) in try ring.placeCall(size) } }) {
+        if out.isEmpty, let ring {
+            switch ring._withUnsafeGuaranteedRef({ ring in Result { () throws(MalformedAnswer) in try ring.placeCall(size) } }) {
             case .success(let place?): return (place, true)
             case .success(nil): break
             // Its ring says what no worker says: it is ended, and its calls go to the next.
@@ -442,8 +447,8 @@ package final class Worker: RemotePlugin {
 
     /// Whether its worker put answers in its ring that are not taken yet.
     var hasAnswers: Bool {
-        guard let process, !rejected else { return false }
-        return process.ring.hasAnswers
+        guard let ring, !rejected else { return false }
+        return ring._withUnsafeGuaranteedRef { $0.hasAnswers }
     }
 
     /// Applies one answer: a returned call, a completed verdict, an

@@ -50,8 +50,10 @@ package final class Workers: RemotePlaces {
     /// What `--metrics` counts of the workers (starts, crashes, restarts), when it is on.
     var metrics: WorkerMetrics?
     @exclusivity(unchecked) private(set) var all: [Worker] = []
-    package weak var verdicts: (any VerdictTaker)?
-    package weak var turns: (any TurnTaker)?
+    /// The pipeline's stages, which it clears when it goes; held without a
+    /// reference count (a weak one would make every count of theirs slow).
+    package unowned(unsafe) var verdicts: (any VerdictTaker)?
+    package unowned(unsafe) var turns: (any TurnTaker)?
 
     /// Takes the verdict of the plugin numbered `plugin` on the message of
     /// `flight`, whose handle was at `handle`; `reason` explains a failure
@@ -155,7 +157,9 @@ package final class Workers: RemotePlaces {
     }
 
     package var haveAnswers: Bool {
-        inbox.hasItems || all.contains { $0.hasAnswers }
+        if inbox.hasItems { return true }
+        for index in all.indices where all[index].hasAnswers { return true }
+        return false
     }
 
     // MARK: The dispatch loop

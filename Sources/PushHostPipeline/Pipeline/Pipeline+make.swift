@@ -22,7 +22,8 @@ extension Pipeline {
         let dataStage = DataStage(
             plugins: plugins, timeout: options.dataTimeout, verdictCells: metrics?.dataVerdicts(of: names), pendingDurations: metrics?.pendingDurations(of: names),
             journal: journal, logger: logger)
-        // What comes back from elsewhere goes to the stages that wait for it.
+        // What comes back from elsewhere goes to the stages that wait for it
+        // (held there without a reference, until the pipeline goes).
         plugins.places?.verdicts = dataStage
         plugins.places?.turns = interceptors
         return Pipeline(

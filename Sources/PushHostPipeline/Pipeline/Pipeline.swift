@@ -119,6 +119,12 @@ package final class Pipeline: Intake, Awaited {
         current = InFlight(dataPlugins: dataStage.count)
     }
 
+    deinit {
+        // The places elsewhere hold its stages without a reference (``Pipeline/make``).
+        places?.verdicts = nil
+        places?.turns = nil
+    }
+
     private var queueIsEmpty: Bool { queue.isEmpty }
 
     private var deliveredIsEmpty: Bool { delivered.isEmpty }
