@@ -88,6 +88,7 @@ enum WorkerFrame {
         payload(&buffer)
         if padded {
             let padding = (8 - (buffer.count - start) % 8) % 8
+            buffer.reserve(padding)
             if padding > 0 { withUnsafeBytes(of: UInt64(0)) { buffer.write(UnsafeRawBufferPointer(rebasing: $0[..<padding])) } }
         }
         buffer.store(UInt32(buffer.count - start - 4).littleEndian, at: start)
@@ -179,6 +180,19 @@ enum WorkerFrame {
             number: Int32(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))),
             payload: UnsafeRawBufferPointer(rebasing: bytes[headerSize..<4 + length]))
         return .frame(frame, size: 4 + length)
+    }
+
+    /// Hands `body` each frame of a part of the call ring the worker took
+    /// (``WorkerRing/takeCalls(_:)``), up to a zero length (the ring's tail
+    /// the host skipped); false at a frame that is not whole.
+    static func calls(in part: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Bool {
+        var offset = 0
+        while offset + 4 <= part.count, part.loadUnaligned(fromByteOffset: offset, as: UInt32.self) != 0 {
+            guard case .frame(let frame, let size) = read(UnsafeRawBufferPointer(rebasing: part[offset...])) else { return false }
+            body(frame)
+            offset += size
+        }
+        return true
     }
 
     /// The whole frames at the start of `bytes`, and how many bytes they take;

@@ -198,14 +198,10 @@ package final class WorkerLoop {
     /// Serves the frames of a batch the host put in the call ring (whole
     /// frames: the host is trusted with them).
     private func serve(batch: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < batch.count {
-            guard case .frame(let frame, let size) = WorkerFrame.read(UnsafeRawBufferPointer(rebasing: batch[offset...])) else {
-                logger.error("worker of plugin \(instance.name): a malformed frame from the host; ending")
-                end()
-            }
-            serve(frame)
-            offset += size
+        let whole = WorkerFrame.calls(in: batch) { serve($0) }
+        guard whole else {
+            logger.error("worker of plugin \(instance.name): a malformed frame from the host; ending")
+            end()
         }
     }
 

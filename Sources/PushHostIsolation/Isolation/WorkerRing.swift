@@ -67,8 +67,8 @@ final class WorkerRing: @unchecked Sendable {
     init?(largestFrame: Int) {
         var capacity = Self.smallestCapacity
         while capacity < 2 * largestFrame { capacity <<= 1 }
-        var callsCapacity = Self.smallestCapacity
-        while callsCapacity < Message.largestImage(bytes: largestFrame) + (1 << 16) { callsCapacity <<= 1 }
+        let largestCall = Message.largestImage(bytes: largestFrame) + (1 << 16)
+        let callsCapacity = max(Self.smallestCapacity, (largestCall + Self.page - 1) / Self.page * Self.page)
         guard let fd = MemoryFile.make(name: "pushhost-worker") else { return nil }
         let size = 2 * Self.page + capacity + callsCapacity
         // Shrunk, the memory would fault the host where it reads past the end (SIGBUS).
@@ -77,50 +77,36 @@ final class WorkerRing: @unchecked Sendable {
             close(fd)
             return nil
         }
-        guard let mirrored = Self.mirror(fd, offset: Self.page + capacity, capacity: callsCapacity) else {
-            munmap(mapped, size)
-            close(fd)
-            return nil
-        }
         self.fd = fd
         self.capacity = capacity
         self.callsCapacity = callsCapacity
         self.size = size
         base = mapped
-        self.mirrored = mirrored
         (mapped + Self.callsCapacityOffset).storeBytes(of: UInt64(callsCapacity), as: UInt64.self)
         answers = Ring(base: mapped, capacity: capacity)
-        calls = Ring(base: mirrored, capacity: callsCapacity)
+        calls = Ring(base: mapped + Self.page + capacity, capacity: callsCapacity)
     }
 
     /// The worker's side: the memory it got as `fd` (its fd 4), its size the
-    /// host's. On both sides the call ring's bytes are mapped twice, one
-    /// after the other, so that the host writes every call in place, whole,
-    /// and the worker reads it so, even where it runs past the ring's end. The descriptor is closed once it is mapped,
-    /// so its plugin has none to write into it through.
+    /// host's. The descriptor is closed once it is mapped, so its plugin has
+    /// none to write into it through.
     init?(fd: Int32) {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         let size = Int(status.st_size)
         let mapped = size > 2 * Self.page ? Self.map(fd, size: size) : nil
+        close(fd)
         let callsCapacity = mapped.map { Int(truncatingIfNeeded: $0.load(fromByteOffset: Self.callsCapacityOffset, as: UInt64.self)) } ?? 0
         let capacity = size - 2 * Self.page - callsCapacity
-        let fits = callsCapacity > 0 && capacity > 0 && (capacity | callsCapacity) % Self.page == 0
-        let mirrored = fits ? Self.mirror(fd, offset: Self.page + capacity, capacity: callsCapacity) : nil
-        close(fd)
-        guard let mapped, let mirrored else { return nil }
+        guard let mapped, callsCapacity > 0, capacity > 0, callsCapacity % 8 == 0 else { return nil }
         self.fd = -1
         self.size = size
         self.capacity = capacity
         self.callsCapacity = callsCapacity
         base = mapped
-        self.mirrored = mirrored
         answers = Ring(base: mapped, capacity: capacity)
-        calls = Ring(base: mirrored, capacity: callsCapacity)
+        calls = Ring(base: mapped + Self.page + capacity, capacity: callsCapacity)
     }
-
-    /// The mapping of the call ring: its page, its bytes, and its bytes again.
-    private let mirrored: UnsafeMutableRawPointer
 
     private static func map(_ fd: Int32, size: Int) -> UnsafeMutableRawPointer? {
         let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
@@ -128,23 +114,8 @@ final class WorkerRing: @unchecked Sendable {
         return mapped
     }
 
-    /// Maps the ring at `offset` of `fd` (a page, then `capacity` bytes)
-    /// with its bytes twice over; nil when the system refuses.
-    private static func mirror(_ fd: Int32, offset: Int, capacity: Int) -> UnsafeMutableRawPointer? {
-        let whole = page + 2 * capacity
-        guard let area = mmap(nil, whole, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), area != MAP_FAILED else { return nil }
-        let first = mmap(area, page + capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset))
-        let second = mmap(area + page + capacity, capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset + page))
-        guard first == area, second == area + page + capacity else {
-            munmap(area, whole)
-            return nil
-        }
-        return area
-    }
-
     deinit {
         munmap(base, size)
-        munmap(mirrored, Self.page + 2 * callsCapacity)
         scratch?.deallocate()
         if fd >= 0 { close(fd) }
     }
@@ -205,27 +176,28 @@ final class WorkerRing: @unchecked Sendable {
 
     // MARK: Calls: the host writes, the worker reads
 
-    /// The host's side: appends the whole frames at the start of `bytes`
-    /// that fit, without waiting: how many bytes it took. When not all fit,
-    /// the worker is asked to wake the host once it took some. A worker
-    /// that lies about how far it read has its ring read as full, or is
-    /// malformed.
+    /// The host's side: puts the whole frames at the start of `bytes` that
+    /// fit, without waiting, and publishes them: how many bytes it took.
+    /// When not all fit, the worker is asked to wake the host once it took
+    /// some. A worker that lies about how far it read has its ring read as
+    /// full, or is malformed.
     func putCalls(_ bytes: UnsafeRawBufferPointer) throws(MalformedAnswer) -> Int {
-        let room = try calls.room()
-        var fitting = 0
-        while fitting < bytes.count, case .frame(_, let size) = WorkerFrame.read(UnsafeRawBufferPointer(rebasing: bytes[fitting...])),
-            fitting + size <= room
+        var taken = 0
+        while taken < bytes.count, case .frame(_, let size) = WorkerFrame.read(UnsafeRawBufferPointer(rebasing: bytes[taken...])),
+            let place = try calls.reserve(size)
         {
-            fitting += size
+            place.copyMemory(from: bytes.baseAddress! + taken, byteCount: size)
+            calls.advance(size)
+            taken += size
         }
-        if fitting > 0 { calls.append(UnsafeRawBufferPointer(rebasing: bytes[..<fitting])) }
-        if fitting < bytes.count { calls.requestRoom() }
-        return fitting
+        if taken > 0 { calls.publish() }
+        if taken < bytes.count { calls.requestRoom() }
+        return taken
     }
 
     /// The host's side: where a call frame of `count` bytes (a multiple of
-    /// 8) goes, whole, in place, without waiting; nil when it does not fit
-    /// now. A worker that lies about how far it read has its ring read as
+    /// 8) goes, whole, in place (never across the ring's end), without
+    /// waiting; nil when it does not fit now. A worker that lies about how far it read has its ring read as
     /// full, or is malformed.
     func placeCall(_ count: Int) throws(MalformedAnswer) -> UnsafeMutableRawPointer? {
         try calls.reserve(count)
@@ -245,8 +217,10 @@ final class WorkerRing: @unchecked Sendable {
     }
 
     /// The worker's side: hands `body` the calls the host wrote since the
-    /// last time, in place (whole frames, each 8-aligned), and only then
-    /// tells the host it may write over them; false when it wrote none.
+    /// last time, in place (whole frames, each 8-aligned; in two parts
+    /// when they run past the ring's end, whose unused tail starts with a
+    /// zero length), and only then tells the host it may write over them;
+    /// false when it wrote none.
     func takeCalls(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         calls.takeInPlace(body)
     }
@@ -319,11 +293,19 @@ private final class Ring {
     /// reader's position is read again only when that is too little.
     private var known = 0
 
-    /// Where `count` more bytes go, whole (the ring mapped twice over), or
-    /// nil when they do not fit now.
+    /// Where `count` more bytes go, whole, or nil when they do not fit now.
+    /// When they would run past the ring's end, the rest of the ring is
+    /// skipped (a zero length there tells the reader) and they go at its start.
     func reserve(_ count: Int) throws(MalformedAnswer) -> UnsafeMutableRawPointer? {
-        if known < count { known = try room() }
-        return known < count ? nil : data + Int(wrote % UInt64(capacity))
+        let offset = Int(wrote % UInt64(capacity))
+        let skipped = count <= capacity - offset ? 0 : capacity - offset
+        if known < skipped + count { known = try room() }
+        guard known >= skipped + count else { return nil }
+        if skipped > 0 {
+            (data + offset).storeBytes(of: 0, as: UInt32.self)
+            advance(skipped)
+        }
+        return data + Int(wrote % UInt64(capacity))
     }
 
     /// After `count` bytes were written where ``reserve(_:)`` said.
@@ -403,13 +385,19 @@ private final class Ring {
         return true
     }
 
-    /// Hands `body` what the writer wrote since the last time, in place
-    /// (the ring mapped twice over), trusting the writer's position; then
-    /// publishes that it was read. False when it wrote nothing.
+    /// Hands `body` what the writer wrote since the last time, in place, in
+    /// two parts when it runs past the ring's end, trusting the writer's
+    /// position; then publishes that it was read. False when it wrote nothing.
     func takeInPlace(_ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
         let end = written.pointee.load(ordering: .acquiring)
         guard end != took else { return false }
-        body(UnsafeRawBufferPointer(start: data + Int(took % UInt64(capacity)), count: Int(end &- took)))
+        var position = took
+        while position != end {
+            let offset = Int(position % UInt64(capacity))
+            let count = min(Int(end &- position), capacity - offset)
+            body(UnsafeRawBufferPointer(start: data + offset, count: count))
+            position &+= UInt64(count)
+        }
         took = end
         read.pointee.store(end, ordering: .releasing)
         return true

@@ -194,6 +194,49 @@ import Glibc
         #expect(sent > 0 && refused > 0)
     }
 
+    /// Calls of every size go round the call ring many times, in batches
+    /// that wait for room (a call written in place finds its place the same
+    /// way): the worker reads each one whole and in order, in place, though
+    /// none may run past the ring's end (the host skips its tail).
+    @Test func callsGoRoundTheRingWholeAndInOrder() throws {
+        var random = SeededGenerator(seed: 31)
+        let ring = try #require(WorkerRing(largestFrame: 0))
+        let worker = try #require(WorkerRing(fd: dup(ring.fd)))
+        var next: UInt64 = 1
+        var expected: UInt64 = 1
+        var bytesSent = 0
+        while bytesSent < 6 * ring.callsCapacity {
+            var batch = ByteBuffer(capacity: 1 << 16)
+            for _ in 0..<Int.random(in: 1...40, using: &random) {
+                let payload = [UInt8](repeating: UInt8(truncatingIfNeeded: next), count: Int.random(in: 0...40_000, using: &random))
+                payload.withUnsafeBytes { bytes in
+                    WorkerFrame.append(.call, handler: 2, call: next, number: Int32(bytes.count), to: &batch, padded: true) { buffer in
+                        buffer.reserve(bytes.count)
+                        buffer.write(bytes)
+                    }
+                }
+                next += 1
+            }
+            var left = batch.bytes
+            while !left.isEmpty {
+                let taken = try ring.putCalls(left)
+                bytesSent += taken
+                left = UnsafeRawBufferPointer(rebasing: left[taken...])
+                _ = worker.takeCalls { part in
+                    let whole = WorkerFrame.calls(in: part) { frame in
+                        #expect(frame.call == expected)
+                        let payload = frame.payload.prefix(Int(frame.number))
+                        #expect(payload.count == Int(frame.number) && payload.allSatisfy { $0 == UInt8(truncatingIfNeeded: frame.call) })
+                        #expect(frame.payload.dropFirst(Int(frame.number)).allSatisfy { $0 == 0 } && frame.payload.count - Int(frame.number) < 8)
+                        expected += 1
+                    }
+                    #expect(whole)
+                }
+            }
+        }
+        #expect(expected == next)
+    }
+
     /// A worker that writes good batches while its plugin scribbles on the
     /// ring's positions and frames: each take is a batch the ring can hold,
     /// read or refused; a refused ring is not read again (a new worker gets
