@@ -144,18 +144,20 @@ package final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Send
     /// submission order, while it has room.
     package func deliver(to intake: some Intake) {
         wakePipe.drain()
-        while intake.hasRoom, let submission = next() {
-            guard let copy = submission.bytes else {
-                intake.take(Record(
-                    .tooLong, source: submission.source, trust: submission.trust, arrival: submission.arrival,
-                    completion: Self.completion(of: submission)))
-                continue
-            }
-            copy.withUnsafeBytes { bytes in
-                intake.take(Record(
-                    .text(bytes), source: submission.source, trust: submission.trust, arrival: submission.arrival,
-                    completion: Self.completion(of: submission)))
-            }
+        while intake.hasRoom, let submission = next() { hand(submission, to: intake) }
+    }
+
+    /// Hands one submitted record to `intake`.
+    private func hand(_ submission: Submission, to intake: some Intake) {
+        guard let copy = submission.bytes else {
+            return intake.take(Record(
+                .tooLong, source: submission.source, trust: submission.trust, arrival: submission.arrival,
+                completion: Self.completion(of: submission)))
+        }
+        copy.withUnsafeBytes { bytes in
+            intake.take(Record(
+                .text(bytes), source: submission.source, trust: submission.trust, arrival: submission.arrival,
+                completion: Self.completion(of: submission)))
         }
     }
 
@@ -168,14 +170,15 @@ package final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Send
     }
 
     /// [dispatch thread, once closed] Hands back every record still queued,
-    /// none started: its `done` learns `PH_RETRY` with no report line; a
-    /// record without `done`, which its source cannot take again, goes to
-    /// `intake` as failed.
+    /// none started: its `done` learns `PH_RETRY` with no report line. A
+    /// record without `done` cannot go back (its source answered for it
+    /// when it was taken): it goes to `intake` now, to be handled within
+    /// the stop's deadline.
     package func giveBack(to intake: some Intake) {
         wakePipe.drain()
         while let submission = next() {
             guard submission.done != nil else {
-                intake.take(Record(.failed("the host stopped before it began"), source: submission.source, trust: submission.trust))
+                hand(submission, to: intake)
                 continue
             }
             Self.completion(of: submission)?(RecordOutcome(result: .stopped, problem: nil, line: []))
