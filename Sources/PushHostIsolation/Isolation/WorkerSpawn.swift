@@ -48,7 +48,8 @@ enum WorkerSpawn {
         }
     }
 
-    /// Starts `executable worker arguments...`, its standard input
+    /// Starts `executable worker arguments...` (the host's own build,
+    /// `/proc/self/exe`, whatever now lies at `executable`), its standard input
     /// /dev/null, `descriptors` (the worker's number, the host's
     /// descriptor) in place; in namespaces of its own when `walled`, or,
     /// where they cannot be made, without them, telling the worker why
@@ -110,8 +111,9 @@ enum WorkerSpawn {
         }
         environment.append(nil)
         defer { environment.forEach { free($0) } }
-        // This very binary, even when a newer one replaced it on disk meanwhile.
-        let path = executable.hasSuffix(" (deleted)") ? "/proc/self/exe" : executable
+        // This very build, even when an upgrade replaced its file meanwhile: a
+        // worker reads the host's own memory layout of a message (its image).
+        let path = "/proc/self/exe"
         let from = placed.map(\.1), to = placed.map(\.0)
         var step: Int32 = 0, error: Int32 = 0
         let pid = path.withCString { path in
