@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import CSandbox
 import PushHostSystem
 
@@ -48,8 +49,8 @@ enum WorkerSpawn {
         }
     }
 
-    /// Starts `executable worker arguments...` (the host's own build,
-    /// `/proc/self/exe`, whatever now lies at `executable`), its standard input
+    /// Starts `executable worker arguments...` (the host's own build, as
+    /// `/proc/self/exe` once an upgrade replaced `executable`), its standard input
     /// /dev/null, `descriptors` (the worker's number, the host's
     /// descriptor) in place; in namespaces of its own when `walled`, or,
     /// where they cannot be made, without them, telling the worker why
@@ -93,6 +94,26 @@ enum WorkerSpawn {
         return nil
     }
 
+    /// The file the first worker was started from, as it was then.
+    private static let firstBuild = Mutex<(device: UInt64, inode: UInt64)?>(nil)
+
+    /// Whether the file at `executable` is still the one the first worker
+    /// was started from (at the host's start): after an upgrade replaced
+    /// it, a worker is started from `/proc/self/exe`, the host's own build
+    /// (which a program under valgrind cannot exec: valgrind's own).
+    private static func isOwnBuild(_ executable: String) -> Bool {
+        var status = stat()
+        guard stat(executable, &status) == 0 else { return false }
+        let file = (device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        return firstBuild.withLock { first in
+            guard let first else {
+                first = file
+                return true
+            }
+            return first == file
+        }
+    }
+
     /// Why a start failed: at which step, and whether the namespaces were to blame.
     private struct Failure: Error {
         let step: String
@@ -113,7 +134,7 @@ enum WorkerSpawn {
         defer { environment.forEach { free($0) } }
         // This very build, even when an upgrade replaced its file meanwhile: a
         // worker reads the host's own memory layout of a message (its image).
-        let path = "/proc/self/exe"
+        let path = isOwnBuild(executable) ? executable : "/proc/self/exe"
         let from = placed.map(\.1), to = placed.map(\.0)
         var step: Int32 = 0, error: Int32 = 0
         let pid = path.withCString { path in
