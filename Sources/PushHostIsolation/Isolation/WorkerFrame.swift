@@ -183,33 +183,18 @@ enum WorkerFrame {
     }
 
     /// Hands `body` each frame of a part of the call ring the worker took
-    /// (``WorkerRing/takeCalls(_:)``), up to a zero length (the ring's tail
-    /// the host skipped); false at a frame that is not whole.
-    static func calls(in part: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Bool {
+    /// (``WorkerRing/takeCalls(_:)``), up to its end or a zero length (the
+    /// ring's tail the host skipped): the bytes those frames take, or nil at
+    /// one that is not whole or not a frame. Whatever the bytes, it reads
+    /// none outside them.
+    static func calls(in part: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Int? {
         var offset = 0
         while offset + 4 <= part.count, part.loadUnaligned(fromByteOffset: offset, as: UInt32.self) != 0 {
-            guard case .frame(let frame, let size) = read(UnsafeRawBufferPointer(rebasing: part[offset...])) else { return false }
+            guard case .frame(let frame, let size) = read(UnsafeRawBufferPointer(rebasing: part[offset...])) else { return nil }
             body(frame)
             offset += size
         }
-        return true
-    }
-
-    /// The whole frames at the start of `bytes`, and how many bytes they take;
-    /// nil when a frame is malformed.
-    static func frames(in bytes: UnsafeRawBufferPointer, _ body: (Frame) -> Void) -> Int? {
-        var offset = 0
-        while true {
-            switch read(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
-            case .frame(let frame, let size):
-                body(frame)
-                offset += size
-            case .partial:
-                return offset
-            case .malformed:
-                return nil
-            }
-        }
+        return offset
     }
 }
 

@@ -198,8 +198,7 @@ package final class WorkerLoop {
     /// Serves the frames of a batch the host put in the call ring (whole
     /// frames: the host is trusted with them).
     private func serve(batch: UnsafeRawBufferPointer) {
-        let whole = WorkerFrame.calls(in: batch) { serve($0) }
-        guard whole else {
+        guard WorkerFrame.calls(in: batch, { serve($0) }) != nil else {
             logger.error("worker of plugin \(instance.name): a malformed frame from the host; ending")
             end()
         }

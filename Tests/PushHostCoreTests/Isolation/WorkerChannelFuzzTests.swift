@@ -103,7 +103,7 @@ import Glibc
             Self.mutate(&bytes, using: &random)
             var seen = 0
             let used = bytes.withUnsafeBytes { buffer in
-                WorkerFrame.frames(in: buffer) { frame in seen += WorkerFrame.headerSize + frame.payload.count }
+                WorkerFrame.calls(in: buffer) { frame in seen += WorkerFrame.headerSize + frame.payload.count }
             }
             if let used {
                 #expect(used <= bytes.count && used == seen)
@@ -223,14 +223,14 @@ import Glibc
                 bytesSent += taken
                 left = UnsafeRawBufferPointer(rebasing: left[taken...])
                 _ = worker.takeCalls { part in
-                    let whole = WorkerFrame.calls(in: part) { frame in
+                    let walked = WorkerFrame.calls(in: part) { frame in
                         #expect(frame.call == expected)
                         let payload = frame.payload.prefix(Int(frame.number))
                         #expect(payload.count == Int(frame.number) && payload.allSatisfy { $0 == UInt8(truncatingIfNeeded: frame.call) })
                         #expect(frame.payload.dropFirst(Int(frame.number)).allSatisfy { $0 == 0 } && frame.payload.count - Int(frame.number) < 8)
                         expected += 1
                     }
-                    #expect(whole)
+                    #expect(walked != nil)
                 }
             }
         }
