@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CPushHost
-import DequeModule
 import Logging
 import PushHostIntake
 import PushHostMessage
@@ -72,17 +71,17 @@ package final class Worker: RemotePlugin {
     private(set) var process: WorkerProcess? {
         didSet {
             ring = process.map { Unmanaged.passUnretained($0.ring) }
-            live = process
+            live = process.map { Unmanaged.passUnretained($0) }
         }
     }
     /// Its process and its ring, which the process keeps, read without a
     /// reference count on every call and every look for answers.
     @exclusivity(unchecked) private var ring: Unmanaged<WorkerRing>?
-    @exclusivity(unchecked) private unowned(unsafe) var live: WorkerProcess?
+    @exclusivity(unchecked) private var live: Unmanaged<WorkerProcess>?
     @exclusivity(unchecked) private(set) var phase = Phase.running
     @exclusivity(unchecked) private var out = ByteBuffer(capacity: 1 << 16)
     /// The calls posted and not answered yet, oldest first.
-    @exclusivity(unchecked) private var calls = Deque<Call>()
+    @exclusivity(unchecked) private var calls = Fifo<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle and record.
     @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: InFlight)] = [:]
@@ -273,7 +272,7 @@ package final class Worker: RemotePlugin {
         if Self.isOrdered(handler) { lastUI = call.id }
         if case .running = phase, let live {
             encode(call)
-            live.notePosted()
+            live._withUnsafeGuaranteedRef { $0.notePosted() }
         }
         return call.id
     }
@@ -381,7 +380,7 @@ package final class Worker: RemotePlugin {
     /// `--handler-timeout`. Calls it has not begun go to the next worker.
     /// True when it was killed so.
     func endCallUnderWay() -> Bool {
-        guard let call = calls.first, let process, call.id <= process.ring.lastBegun else { return false }
+        guard !calls.isEmpty, let process, calls[0].id <= process.ring.lastBegun else { return false }
         process.kill(for: .stopTimeout)
         return true
     }
@@ -458,15 +457,16 @@ package final class Worker: RemotePlugin {
     private func take(_ answer: WorkerAnswer, from process: WorkerProcess, verdicts: Workers.VerdictSink) -> Bool {
         switch answer {
         case .returned(let id, let verdict, let problem):
-            guard let call = calls.popFirst() else {
+            guard !calls.isEmpty else {
                 reject(process, "an answer to call \(id), where no call is under way")
                 return false
             }
-            guard call.id == id else {
-                calls.prepend(call)  // Still under way: the crash that follows fails it.
-                reject(process, "an answer to call \(id), where call \(call.id) is under way")
+            guard calls[0].id == id else {
+                // Still under way: the crash that follows fails it.
+                reject(process, "an answer to call \(id), where call \(calls[0].id) is under way")
                 return false
             }
+            let call = calls.removeFirst()
             answeredThrough = id
             if !texts.isEmpty { texts[id] = nil }
             if call.handler == .start || call.handler == .stop {
@@ -549,7 +549,8 @@ package final class Worker: RemotePlugin {
         let how = Self.describe(status)
         workers.metrics?.crashed(name, signal: (status & 0x7f) != 0 ? CrashJournal.Cause.signalName(status & 0x7f) : "exit")
         var underWay: String?
-        if let call = calls.first, call.id <= begun {
+        if !calls.isEmpty, calls[0].id <= begun {
+            let call = calls[0]
             underWay = call.handler.name
             let handler = call.handler.name
             let reason: String =
@@ -603,7 +604,8 @@ package final class Worker: RemotePlugin {
             logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
             phase = .disabled
             workers.metrics?.disabled(name, true)
-            while let call = calls.first {
+            while !calls.isEmpty {
+                let call = calls[0]
                 fail(call, disabledReason, verdicts: verdicts)
                 advance()
             }
@@ -648,12 +650,13 @@ package final class Worker: RemotePlugin {
             // As a crash: a plugin that can never start again is disabled, and its calls fail.
             return noteCrash("could not start its worker again: \(error)", verdicts: verdicts)
         }
-        for call in calls {
+        for position in calls.indices {
+            let call = calls[position]
             encode(call)
             process?.notePosted()
         }
         // Its source produces again: what it had submitted and not seen done for comes again, at most once more.
-        if sourceStarted && !calls.contains(where: { $0.handler == .start }) { enqueue(.start) }
+        if sourceStarted && !calls.indices.contains(where: { calls[$0].handler == .start }) { enqueue(.start) }
         flush()
     }
 

@@ -26,6 +26,10 @@ package final class WorkerLoop {
     static let ringFD: Int32 = 4
 
     private let instance: PluginInstance
+    /// Its plugin's table and state, read once it is created: a call reads
+    /// them without touching the instance (and its reference count).
+    private let raw: ph_plugin
+    private let state: UnsafeMutableRawPointer?
     private let intake: WorkerIntake
     /// What its plugin's metrics reached goes to the host from here.
     private let metrics: MetricsForwarder
@@ -122,6 +126,8 @@ package final class WorkerLoop {
         } catch {
             exit(WorkerLaunch.createFailed)
         }
+        raw = descriptor.raw
+        state = instance.state
         context.verdicts = completions
     }
 
@@ -245,8 +251,6 @@ package final class WorkerLoop {
 
     /// Calls `handler` with what `frame` carries, and answers.
     private func call(_ handler: PluginHandler, _ frame: WorkerFrame.Frame) {
-        let raw = instance.descriptor.raw
-        let state = instance.state
         var fields = frame.fields
         if handler == .start || handler == .stop {
             // The host asks only a plugin whose worker said it offers a source.

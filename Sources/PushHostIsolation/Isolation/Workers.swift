@@ -62,7 +62,7 @@ package final class Workers: RemotePlaces {
     /// Why the last token call in a worker failed, for its event.
     private var problem: String?
     /// How many workers have a UI call under way.
-    @exclusivity(unchecked) private var busyWithUI = 0
+    package let uiCalls = UICallCount()
 
     /// Data verdicts that came in during a wait, which runs inside a
     /// stage: applied by the next `takeAnswers` from the dispatch loop.
@@ -92,17 +92,15 @@ package final class Workers: RemotePlaces {
         return problem
     }
 
-    package var hasUIUnderWay: Bool { busyWithUI > 0 }
-
     /// A worker's UI calls began to be, or ceased to be, under way.
     func noteUIUnderWay(_ busy: Bool) {
-        busyWithUI += busy ? 1 : -1
+        uiCalls.busy += busy ? 1 : -1
     }
 
     package func waitForUICalls(except: (any RemotePlugin)?) {
         // One worker busy, and it is the one the call goes to: its calls keep their order there.
         let exceptIsBusy = except.map { except in all.contains { $0 === except && $0.hasUIUnderWay } } ?? false
-        guard busyWithUI > (exceptIsBusy ? 1 : 0) else { return }
+        guard uiCalls.busy > (exceptIsBusy ? 1 : 0) else { return }
         wait { !all.contains { $0 !== except && $0.hasUIUnderWay } }
     }
 

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CPushHost
-import DequeModule
 import Logging
 import Prometheus
 import PushHostMessage
@@ -50,7 +49,7 @@ package final class DataStage: VerdictTaker {
     /// they did: as every deadline is the same time away, the soonest is
     /// first. An entry whose message is no longer pending with that
     /// deadline is dropped when it comes first.
-    @exclusivity(unchecked) private var deadlines = Deque<(flight: InFlight, deadline: UInt64)>()
+    @exclusivity(unchecked) private var deadlines = Fifo<(flight: InFlight, deadline: UInt64)>()
 
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
@@ -193,7 +192,7 @@ package final class DataStage: VerdictTaker {
         let now = MonotonicClock.now()
         guard first.deadline <= now else { return }
         while let (flight, deadline) = soonest, deadline <= now {
-            deadlines.removeFirst()
+            _ = deadlines.removeFirst()
             let name = names[flight.next]
             pending[flight.message.handleAddress] = nil
             notePending(flight)
@@ -210,11 +209,11 @@ package final class DataStage: VerdictTaker {
     /// The pending message whose deadline is soonest, dropping the entries
     /// before it whose message went on meanwhile.
     private var soonest: (flight: InFlight, deadline: UInt64)? {
-        while let first = deadlines.first {
-            let flight = first.flight
+        while !deadlines.isEmpty {
+            let flight = deadlines[0].flight
             // A record waits once per deadline: an entry with another one is of a wait that ended.
-            if flight.isWaiting && flight.deadline == first.deadline { return first }
-            deadlines.removeFirst()
+            if flight.isWaiting && flight.deadline == deadlines[0].deadline { return deadlines[0] }
+            _ = deadlines.removeFirst()
         }
         return nil
     }
@@ -223,8 +222,9 @@ package final class DataStage: VerdictTaker {
     /// later `complete` for one of them is ignored.
     func forgetPending() {
         // A verdict from elsewhere for one of them finds its record no longer waiting.
-        for (flight, deadline) in deadlines where flight.isWaiting && flight.deadline == deadline {
-            flight.isWaiting = false
+        for position in deadlines.indices {
+            let (flight, deadline) = deadlines[position]
+            if flight.isWaiting && flight.deadline == deadline { flight.isWaiting = false }
         }
         pending.removeAll()
         deadlines.removeAll()

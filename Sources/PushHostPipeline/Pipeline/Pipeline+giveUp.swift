@@ -25,7 +25,8 @@ extension Pipeline {
         // or joins it at the end.
         var written = call.handler.map { [.onBackground, .onTarget, .onMismatch, .onToken, .onAction].contains($0) } ?? false
         if written { writeGivenUp(flight, call) }
-        for waiting in queue {
+        for position in queue.indices {
+            let waiting = queue[position]
             if case .message(let queued) = waiting, queued === flight {
                 if !written { writeGivenUp(flight, call) }
                 written = true
@@ -50,7 +51,9 @@ extension Pipeline {
         guard let source = call.source else { return nil }
         if let flight = underWay, flight.message.source == source { return flight }
         if current.message.source == source { return current }
-        for case .message(let flight) in queue where flight.message.source == source { return flight }
+        for position in queue.indices {
+            if case .message(let flight) = queue[position], flight.message.source == source { return flight }
+        }
         return nil
     }
 

@@ -1,4 +1,3 @@
-import DequeModule
 import Logging
 import Prometheus
 import PushHostJSON
@@ -72,6 +71,10 @@ package final class Pipeline: Intake, Awaited {
     private let targetKey: [UInt8]
     private let maxBytes: Int
     private let maxPending: Int
+    /// Whether any plugin runs in the host, where it gets a message's handle
+    /// as its pointer (elsewhere a message's handle is only its calls' name,
+    /// and every call with it has ended before its record is kept).
+    private let handlesReachPlugins: Bool
     /// Whether a message past its lifetime when it arrives still meets the data stage (`--expired-data`).
     let expiredMeetsData: Bool
     /// What `--metrics` counts, when it is on; and its counters of the
@@ -82,13 +85,13 @@ package final class Pipeline: Intake, Awaited {
     private let interceptorStops: [String: (suppressed: Counter, failed: Counter)]
     private var reader = JSONReader()
     private(set) var current: InFlight
-    @exclusivity(unchecked) private(set) var queue = Deque<Waiting>()
-    @exclusivity(unchecked) private var delivered = Deque<Delivered>()
+    @exclusivity(unchecked) private(set) var queue = Fifo<Waiting>()
+    @exclusivity(unchecked) private var delivered = Fifo<Delivered>()
     /// Whether a stop gave up a handler still in its call (the host then
     /// exits with status 4, as when it gives one up in the host).
     private(set) package var gaveUpAtStop = false
     /// Records whose line went out after a UI call elsewhere, kept for the
-    /// next messages (each with a fresh handle) instead of being freed.
+    /// next messages instead of being freed.
     @exclusivity(unchecked) private var spare: [InFlight] = []
     /// The message whose data stage or UI stage is under way (not
     /// retained: set only while it is), for a watchdog that gives up on it.
@@ -96,7 +99,7 @@ package final class Pipeline: Intake, Awaited {
 
     init(
         interceptors: Interceptors, dataStage: DataStage, places: (any RemotePlaces)?, scheduler: CallScheduler, route: UIRoute, app: AppState,
-        actions: Actions, report: Report, options: RunOptions, logger: Logger
+        actions: Actions, report: Report, options: RunOptions, pluginsInHost: Bool, logger: Logger
     ) {
         self.interceptors = interceptors
         self.dataStage = dataStage
@@ -112,6 +115,7 @@ package final class Pipeline: Intake, Awaited {
         targetKey = Array(options.targetKey.utf8)
         maxBytes = options.maxBytes
         maxPending = options.maxPending
+        handlesReachPlugins = pluginsInHost
         expiredMeetsData = options.expiredData
         metrics = options.metrics
         counted = metrics?.cells.adder
@@ -345,8 +349,11 @@ package final class Pipeline: Intake, Awaited {
     private func keep(_ flight: InFlight) {
         guard spare.count < 4 * max(64, maxPending) else { return }
         flight.recycle()
-        flight.message.retireHandle()
-        flight.message.claimHandle()
+        if handlesReachPlugins {
+            // A plugin in the host may still hold the old handle: it names nothing from now on.
+            flight.message.retireHandle()
+            flight.message.claimHandle()
+        }
         spare.append(flight)
     }
 

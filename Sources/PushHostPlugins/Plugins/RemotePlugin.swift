@@ -40,6 +40,12 @@ import PushHostRecords
     func finishStop(by deadline: UInt64) -> Bool
     /// `--stop-timeout`.
     var stopTimeout: Double { get }
+
+    // What ``UnretainedRemote`` calls, on the object at `object`; each is
+    // implemented once for every conformance (UnretainedRemote.swift).
+    static func callData(at object: UnsafeMutableRawPointer, _ flight: InFlight) -> ph_verdict
+    static func post(at object: UnsafeMutableRawPointer, _ handler: PluginHandler, _ message: OpaquePointer?) -> UInt64?
+    static func answeredThrough(at object: UnsafeMutableRawPointer) -> UInt64
 }
 
 /// The extensions a plugin elsewhere offers.

@@ -1,3 +1,4 @@
+import PushHostPlugins
 /// The order of calls across processes, kept in one place for the whole
 /// pipeline. UI calls keep the order of the messages: a call into one
 /// process first waits for the UI calls under way in any other, so a
@@ -11,17 +12,19 @@
     @usableFromInline let places: (any RemotePlaces)?
     /// Whether any plugin runs elsewhere.
     @usableFromInline package let isOrdered: Bool
+    @usableFromInline let uiCalls: UICallCount
 
     package init(places: (any RemotePlaces)?) {
         self.places = places
         isOrdered = places != nil
+        uiCalls = places?.uiCalls ?? UICallCount()
     }
 
     /// Before `handler` is called: the UI calls under way in other processes have ended.
     @inlinable @inline(__always)
     package func beforeCall(_ handler: Handler) {
-        guard isOrdered, let places, places.hasUIUnderWay else { return }
-        places.waitForUICalls(except: handler.remote)
+        guard uiCalls.busy > 0 else { return }
+        places!.waitForUICalls(except: handler.remote?.plugin)
     }
 
     /// Waits for the end of the call of `ticket`.
@@ -30,7 +33,7 @@
     }
 
     /// Whether a UI call is under way elsewhere.
-    package var hasUIUnderWay: Bool { isOrdered && places!.hasUIUnderWay }
+    package var hasUIUnderWay: Bool { uiCalls.busy > 0 }
 
     /// Before what calls handlers in the host outside the UI route (a host
     /// event): no UI call is under way elsewhere.

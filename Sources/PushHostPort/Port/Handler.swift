@@ -22,7 +22,7 @@ import PushHostSystem
     /// The plugin's number in load order, as the crash journal names it.
     package let plugin: Int32
     /// Where the plugin runs when it does not run in the host.
-    @usableFromInline package unowned(unsafe) let remote: (any RemotePlugin)?
+    @usableFromInline package let remote: UnretainedRemote?
     /// The handlers it has, one bit for each ``PluginHandler``.
     @usableFromInline let present: UInt32
 
@@ -30,7 +30,7 @@ import PushHostSystem
         self.state = state
         self.raw = raw
         self.plugin = plugin
-        self.remote = remote
+        self.remote = remote.map(UnretainedRemote.init)
         present = handlers.reduce(0) { $0 | 1 << UInt32($1.rawValue) }
     }
 
@@ -69,7 +69,7 @@ import PushHostSystem
     /// `message`: nil when the call has ended, else the ticket of its end.
     @inlinable @inline(__always)
     package func deliver(_ handler: PluginHandler, _ message: Message) -> Ticket? {
-        if let remote { return remote.post(handler, message.opaque, nil, nil).map { Ticket(remote: remote, call: $0) } }
+        if let remote { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
         switch handler {
         case .onBackground: raw.on_background!(state, message.opaque)
         case .onTarget: raw.on_target!(state, message.opaque)
@@ -80,7 +80,7 @@ import PushHostSystem
 
     /// `on_action` on `message`: nil when the call has ended, else the ticket of its end.
     package func action(_ message: Message, action: String, input: String?) -> Ticket? {
-        if let remote { return remote.post(.onAction, message.opaque, action, input).map { Ticket(remote: remote, call: $0) } }
+        if let remote { return remote.plugin.post(.onAction, message.opaque, action, input).map { Ticket(remote: remote, call: $0) } }
         action.withCString { action in
             withOptionalCString(input) { input in raw.on_action!(state, message.opaque, action, input) }
         }
@@ -89,7 +89,7 @@ import PushHostSystem
 
     /// `on_token`: nil when the call has ended, else the ticket of its end.
     package func token(_ token: String, previous: String?) -> Ticket? {
-        if let remote { return remote.post(.onToken, nil, token, previous).map { Ticket(remote: remote, call: $0) } }
+        if let remote { return remote.plugin.post(.onToken, nil, token, previous).map { Ticket(remote: remote, call: $0) } }
         token.withCString { token in
             withOptionalCString(previous) { previous in raw.on_token!(state, token, previous) }
         }

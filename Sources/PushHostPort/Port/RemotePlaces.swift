@@ -9,8 +9,8 @@ import PushHostSystem
     var verdicts: (any VerdictTaker)? { get set }
     var turns: (any TurnTaker)? { get set }
 
-    /// Whether any of them has a UI call under way.
-    var hasUIUnderWay: Bool { get }
+    /// How many of them have a UI call under way.
+    var uiCalls: UICallCount { get }
     /// Whether answers came that are not taken yet.
     var haveAnswers: Bool { get }
     /// Takes what they answered, and restarts the ones whose backoff ended.

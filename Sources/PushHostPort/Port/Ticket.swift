@@ -4,11 +4,11 @@ import PushHostPlugins
 /// another process) holds its ticket and asks it, or has the scheduler wait
 /// for it (``CallScheduler``).
 @usableFromInline package struct Ticket {
-    @usableFromInline unowned(unsafe) let remote: any RemotePlugin
+    @usableFromInline let remote: UnretainedRemote
     /// The call's number among the plugin's calls.
     @usableFromInline let call: UInt64
 
-    @usableFromInline init(remote: any RemotePlugin, call: UInt64) {
+    @usableFromInline init(remote: UnretainedRemote, call: UInt64) {
         self.remote = remote
         self.call = call
     }
