@@ -222,4 +222,8 @@ int ph_become_init(int status_fd);
 int ph_send_descriptor(int socket, int32_t value, int fd);
 int ph_receive_descriptor(int socket, int32_t *value);
 
+/* A descriptor (close-on-exec) that polls readable once the child `pid`
+ * ended, or -1 where the kernel has no pidfd_open (before Linux 5.3). */
+int ph_pidfd_open(int pid);
+
 #endif

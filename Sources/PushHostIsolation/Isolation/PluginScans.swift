@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSandbox
 import PushHostSystem
 import PushHostPlugins
 
@@ -25,6 +26,9 @@ package enum PluginScans {
         let output: WorkerOutput
         /// The host's end of its socket pair; -1 once closed.
         var fd: Int32
+        /// A descriptor that polls readable once it ended (`pidfd_open`), or -1
+        /// where the kernel has none: its end is then looked for every 10 ms.
+        let ended: Int32
         var bytes: [UInt8] = []
         /// Its wait status, once it ended.
         var status: Int32?
@@ -36,6 +40,11 @@ package enum PluginScans {
             self.started = started
             self.output = output
             self.fd = fd
+            ended = ph_pidfd_open(started.pid)
+        }
+
+        deinit {
+            if ended >= 0 { close(ended) }
         }
     }
 
@@ -96,17 +105,19 @@ package enum PluginScans {
             }
             let running = scans.filter { $0.status == nil }
             guard !running.isEmpty else { return }
-            let left = deadline == .max ? 10 : MonotonicClock.milliseconds(until: deadline)
-            guard left > 0 else {
+            let left = deadline == .max ? -1 : MonotonicClock.milliseconds(until: deadline)
+            guard left != 0 else {
                 for scan in running {
                     scan.timedOut = true
                     end(scan)
                 }
                 return
             }
-            // Woken by what a worker writes, or when its end closes; its end as a process is looked for every 10 ms.
+            // Woken by what a worker writes, when its socket's end closes, or when it ends.
             var watched = running.filter { $0.fd >= 0 }.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&watched, nfds_t(watched.count), min(left, 10))
+            watched += running.filter { $0.ended >= 0 }.map { pollfd(fd: $0.ended, events: Int16(POLLIN), revents: 0) }
+            let exact = running.allSatisfy { $0.ended >= 0 }
+            _ = poll(&watched, nfds_t(watched.count), exact ? left : left < 0 ? 10 : min(left, 10))
             for scan in running where scan.fd >= 0 { read(scan) }
         }
     }

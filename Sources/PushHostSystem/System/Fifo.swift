@@ -5,7 +5,7 @@
 /// storage is never shared, so no append asks whether it is unique.
 ///
 /// Not copyable: one owner, one storage.
-package struct Fifo<Element>: ~Copyable {
+@usableFromInline package struct Fifo<Element>: ~Copyable {
     @usableFromInline var storage: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     /// Where the first element is, and how many there are.
