@@ -108,9 +108,14 @@ final class RunLoop {
         // Locals: read once a turn, not once a record (each read of a
         // stored struct of references retains and releases them all).
         let input = sources.input, pipeline = pipeline, pings = pinging != nil
+        var taken = 0
         while reading, pipeline.hasRoom, let record = input.next() {
             pipeline.take(record)
-            pipeline.takeCompletionsIfAny()
+            taken &+= 1
+            // What came back meanwhile (verdicts, answers from elsewhere) is
+            // taken every 16 records: a look costs about what taking a
+            // batch of them does. A full pipeline takes them at once.
+            if taken & 15 == 0 || !pipeline.hasRoom { pipeline.takeCompletionsIfAny() }
             if pings { notifier.pingIfDue() }
         }
         if let pinging {

@@ -80,6 +80,8 @@ package final class Worker: RemotePlugin {
     @exclusivity(unchecked) private var live: Unmanaged<WorkerProcess>?
     @exclusivity(unchecked) private(set) var phase = Phase.running
     @exclusivity(unchecked) private var out = ByteBuffer(capacity: 1 << 16)
+    /// Calls put in its ring since its worker was last woken, or looked at.
+    @exclusivity(unchecked) private var unannounced = 0
     /// The calls posted and not answered yet, oldest first.
     @exclusivity(unchecked) private var calls = Fifo<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
@@ -330,8 +332,19 @@ package final class Worker: RemotePlugin {
             cursor.write(field: second)
         }
         cursor.pad(to: start + size)
-        if inRing { ring?._withUnsafeGuaranteedRef { $0.commitCall(size) } }
+        guard inRing else { return }
+        ring?._withUnsafeGuaranteedRef { $0.commitCall(size) }
+        unannounced &+= 1
+        if unannounced >= Self.wakeAfter {
+            unannounced = 0
+            live?._withUnsafeGuaranteedRef { $0.wakeIfAsleep() }
+        }
     }
+
+    /// How many calls go into its ring before a worker that sleeps is woken
+    /// for them (a flush wakes it for fewer): it begins while the host
+    /// goes on, with one wake-up for that many calls.
+    private static let wakeAfter = 16
 
     /// Where a frame of `size` bytes goes: in place in the call ring when
     /// nothing waits for room there and it fits (true), else after what
@@ -368,6 +381,7 @@ package final class Worker: RemotePlugin {
     func flush() {
         guard let process else { return }
         if case .stopped = phase { return }
+        unannounced = 0
         process.send(&out)
     }
 
@@ -638,6 +652,12 @@ package final class Worker: RemotePlugin {
 
     /// Starts the worker again when its backoff is over, and sends it the
     /// calls that were waiting.
+    /// Whether it waits for its backoff to end, to start again.
+    var isRestarting: Bool {
+        if case .restarting = phase { return true }
+        return false
+    }
+
     func restartIfDue(now: UInt64, verdicts: Workers.VerdictSink) {
         guard case .restarting(let at) = phase, at <= now else { return }
         restart(verdicts: verdicts)

@@ -33,8 +33,9 @@ package final class WorkerProcess: @unchecked Sendable {
     /// Calls posted (dispatch thread), and calls returned (reader thread).
     let posted = Atomic<UInt64>(0)
     let returned = Atomic<UInt64>(0)
-    /// When the calls last made progress (monotonic ns): a call returned,
-    /// or one was posted to an idle worker.
+    /// When the calls last made progress (monotonic ns, the coarse clock:
+    /// noted per call, for a timeout in seconds): a call returned, or one
+    /// was posted to an idle worker.
     let progress = Atomic<UInt64>(0)
     /// Why the host killed it for a call under way (a ``KillReason``'s raw
     /// value; 0 before): the first reason wins.
@@ -133,7 +134,7 @@ package final class WorkerProcess: @unchecked Sendable {
         pid = started.pid
         socket = pair[0]
         malformed = MalformedNote(socket: pair[0])
-        progress.store(MonotonicClock.now(), ordering: .relaxed)
+        progress.store(MonotonicClock.coarse(), ordering: .relaxed)
         // The relay's thread keeps it until the worker is gone.
         _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions, results: results, metrics: metrics) { [malformed] in
             malformed.note($0)
@@ -231,17 +232,21 @@ package final class WorkerProcess: @unchecked Sendable {
             }
             if taken == out.count { out.removeAll() } else { out.removeFirst(taken) }
         }
-        if ring.takeCallWakeRequest() {
-            // A full socket holds wake-ups the worker has not read: one more changes nothing.
-            var byte = Self.wake
-            _ = Glibc.send(socket, &byte, 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-        }
+        wakeIfAsleep()
+    }
+
+    /// Wakes the worker when it sleeps and asked for a wake-up at the next calls.
+    func wakeIfAsleep() {
+        guard ring.takeCallWakeRequest() else { return }
+        // A full socket holds wake-ups the worker has not read: one more changes nothing.
+        var byte = Self.wake
+        _ = Glibc.send(socket, &byte, 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
     }
 
     /// Notes a posted call; the clock of a worker that had nothing to do starts now.
     func notePosted() {
         let before = posted.wrappingAdd(1, ordering: .relaxed).oldValue
-        if before == returned.load(ordering: .relaxed) { progress.store(MonotonicClock.now(), ordering: .relaxed) }
+        if before == returned.load(ordering: .relaxed) { progress.store(MonotonicClock.coarse(), ordering: .relaxed) }
     }
 
     /// Its wait status once it ended, waiting up to `timeout` seconds; nil while it runs.
@@ -285,7 +290,7 @@ package final class WorkerProcess: @unchecked Sendable {
     /// Notes that `count` calls returned (dispatch thread, as it takes their answers).
     func noteReturned(_ count: UInt64) {
         returned.wrappingAdd(count, ordering: .relaxed)
-        progress.store(MonotonicClock.now(), ordering: .relaxed)
+        progress.store(MonotonicClock.coarse(), ordering: .relaxed)
     }
 
     /// Ends a worker that sent something malformed, from any thread: its
@@ -374,8 +379,8 @@ private final class Watcher {
     private func checkTimeout() {
         guard timeout != .max, process.posted.load(ordering: .relaxed) > process.returned.load(ordering: .relaxed) else { return }
         // Answers the host has not taken yet: the worker is not the one behind.
-        if process.ring.isWaitingForHost { return process.progress.store(MonotonicClock.now(), ordering: .relaxed) }
-        guard MonotonicClock.now() &- process.progress.load(ordering: .relaxed) > timeout else { return }
+        if process.ring.isWaitingForHost { return process.progress.store(MonotonicClock.coarse(), ordering: .relaxed) }
+        guard MonotonicClock.coarse() &- process.progress.load(ordering: .relaxed) > timeout else { return }
         process.kill(for: .handlerTimeout)
     }
 }
