@@ -114,8 +114,9 @@ final class RunLoop {
             taken &+= 1
             // What came back meanwhile (verdicts, answers from elsewhere) is
             // taken every 16 records: a look costs about what taking a
-            // batch of them does. A full pipeline takes them at once.
-            if taken & 15 == 0 || !pipeline.hasRoom { pipeline.takeCompletionsIfAny() }
+            // batch of them does. A full pipeline ends the loop, and the
+            // turn takes them.
+            if taken & 15 == 0 { pipeline.takeCompletionsIfAny() }
             if pings { notifier.pingIfDue() }
         }
         if let pinging {

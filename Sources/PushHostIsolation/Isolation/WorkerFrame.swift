@@ -236,11 +236,10 @@ extension RecordSource {
     init?(field: UnsafeRawBufferPointer) {
         guard field.count >= 9 else { return nil }
         let number = Int(Int64(littleEndian: field.loadUnaligned(fromByteOffset: 1, as: Int64.self)))
-        let name = String(decoding: field[9...], as: UTF8.self)
         switch field[0] {
         case 0: self = .stdin(line: number)
-        case 1: self = .spool(file: name, line: number < 0 ? nil : number)
-        case 2: self = .plugin(name: name, record: number)
+        case 1: self = .spool(file: String(decoding: field[9...], as: UTF8.self), line: number < 0 ? nil : number)
+        case 2: self = .plugin(name: String(decoding: field[9...], as: UTF8.self), record: number)
         default: return nil
         }
     }
