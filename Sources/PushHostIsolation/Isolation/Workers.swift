@@ -196,7 +196,7 @@ package final class Workers: RemotePlaces {
                 }
             }
         }
-        guard all.contains(where: \.isRestarting) else { return }
+        guard all.contains(where: { $0.isRestarting }) else { return }
         let now = MonotonicClock.now()
         for worker in all { worker.restartIfDue(now: now, verdicts: verdicts) }
     }
