@@ -151,12 +151,17 @@ struct ConnectionTests {
         try a.waitUntilReading()
         try server.publish((1...20).map { #"orders.k\#($0 % 5) {"message_id":"r\#($0)"}"# })
         #expect(reportedIDs([a], count: 20).count == 20)
-        let trace = scratch.read("nats/server-1.log").components(separatedBy: "\n")
-        // Each pull: a PUB to $JS.API.CONSUMER.MSG.NEXT.ORDERS.CONSUMER, then its payload.
-        let pulls = trace.indices.filter { trace[$0].contains("PUB $JS.API.CONSUMER.MSG.NEXT.ORDERS.\(consumer)") }
-        let batches = pulls.compactMap { index in
-            trace[(index + 1)...].first { $0.contains("MSG_PAYLOAD") }?.components(separatedBy: #"\"batch\":"#).dropFirst().first
-                .flatMap { Int($0.prefix { $0.isNumber }) }
+        // Each pull: a PUB to $JS.API.CONSUMER.MSG.NEXT.ORDERS.CONSUMER, then its
+        // payload, which the server may trace a moment after the host read it.
+        var pulls: [Int] = [], batches: [Int] = []
+        _ = eventually(timeout: .seconds(5)) {
+            let trace = scratch.read("nats/server-1.log").components(separatedBy: "\n")
+            pulls = trace.indices.filter { trace[$0].contains("PUB $JS.API.CONSUMER.MSG.NEXT.ORDERS.\(consumer)") }
+            batches = pulls.compactMap { index in
+                trace[(index + 1)...].first { $0.contains("MSG_PAYLOAD") }?.components(separatedBy: #"\"batch\":"#).dropFirst().first
+                    .flatMap { Int($0.prefix { $0.isNumber }) }
+            }
+            return !pulls.isEmpty && batches.count == pulls.count
         }
         #expect(!pulls.isEmpty && batches.count == pulls.count, "\(pulls.count) pulls, \(batches.count) read")
         #expect(batches.allSatisfy { $0 <= most }, "batches asked for: \(Set(batches).sorted())")
