@@ -154,6 +154,8 @@ import Testing
     @Test func pushhostCheckComparesExpiredLines() throws {
         let shape = Self.shapes.first { $0.name == "ntfy expires" }!
         let scratches = [try Scratch(), try Scratch()]
+        // Their folders go with them: a release build may end them after their last use above.
+        defer { withExtendedLifetime(scratches) {} }
         let reports = try scratches.map { scratch in
             let result = try scratch.run(try Self.plugins(scratch, waiting: false), stdin: ndjson(shape.expired, shape.alive))
             return try scratch.write("report.ndjson", result.stdout)
