@@ -116,8 +116,9 @@ package enum PluginScans {
             // Woken by what a worker writes, when its socket's end closes, or when it ends.
             var watched = running.filter { $0.fd >= 0 }.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             watched += running.filter { $0.ended >= 0 }.map { pollfd(fd: $0.ended, events: Int16(POLLIN), revents: 0) }
-            let exact = running.allSatisfy { $0.ended >= 0 }
-            _ = poll(&watched, nfds_t(watched.count), exact ? left : left < 0 ? 10 : min(left, 10))
+            // Without a pidfd for each, an end is looked for every 10 ms.
+            let timeout = running.allSatisfy({ $0.ended >= 0 }) || (left > 0 && left < 10) ? left : 10
+            _ = poll(&watched, nfds_t(watched.count), timeout)
             for scan in running where scan.fd >= 0 { read(scan) }
         }
     }

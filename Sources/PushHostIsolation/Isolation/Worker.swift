@@ -650,14 +650,14 @@ package final class Worker: RemotePlugin {
         }
     }
 
-    /// Starts the worker again when its backoff is over, and sends it the
-    /// calls that were waiting.
     /// Whether it waits for its backoff to end, to start again.
     var isRestarting: Bool {
         if case .restarting = phase { return true }
         return false
     }
 
+    /// Starts the worker again when its backoff is over, and sends it the
+    /// calls that were waiting.
     func restartIfDue(now: UInt64, verdicts: Workers.VerdictSink) {
         guard case .restarting(let at) = phase, at <= now else { return }
         restart(verdicts: verdicts)

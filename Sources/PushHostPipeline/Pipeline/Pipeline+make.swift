@@ -29,6 +29,6 @@ extension Pipeline {
         return Pipeline(
             interceptors: interceptors, dataStage: dataStage, places: plugins.places, scheduler: scheduler,
             route: UIRoute(plugins: plugins, scheduler: scheduler, journal: journal), app: app, actions: actions, report: report, options: options,
-            pluginsInHost: plugins.instances.contains { $0.remote == nil }, logger: logger)
+            handlesReachPlugins: plugins.instances.contains { $0.remote == nil }, logger: logger)
     }
 }

@@ -99,7 +99,7 @@ package final class Pipeline: Intake, Awaited {
 
     init(
         interceptors: Interceptors, dataStage: DataStage, places: (any RemotePlaces)?, scheduler: CallScheduler, route: UIRoute, app: AppState,
-        actions: Actions, report: Report, options: RunOptions, pluginsInHost: Bool, logger: Logger
+        actions: Actions, report: Report, options: RunOptions, handlesReachPlugins: Bool, logger: Logger
     ) {
         self.interceptors = interceptors
         self.dataStage = dataStage
@@ -115,7 +115,7 @@ package final class Pipeline: Intake, Awaited {
         targetKey = Array(options.targetKey.utf8)
         maxBytes = options.maxBytes
         maxPending = options.maxPending
-        handlesReachPlugins = pluginsInHost
+        self.handlesReachPlugins = handlesReachPlugins
         expiredMeetsData = options.expiredData
         metrics = options.metrics
         counted = metrics?.cells.adder
