@@ -85,6 +85,8 @@ package final class Worker: RemotePlugin {
     /// The calls posted and not answered yet, oldest first.
     @exclusivity(unchecked) private var calls = Fifo<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
+    /// The calls that returned, ever (a take counts its own for the watchdog).
+    @exclusivity(unchecked) private var returnedCount: UInt64 = 0
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle and record.
     @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: InFlight)] = [:]
     /// Interceptor turns whose `intercept` returned and which have not ended, by call id: their chain.
@@ -419,20 +421,37 @@ package final class Worker: RemotePlugin {
         guard let process, !rejected, !taking else { return }
         taking = true
         defer { taking = false }
-        var returned: UInt64 = 0
+        let ring = process.ring
+        // First: the frames it put before it stored this are all in the take.
+        let through = ring.returnedThrough
+        let before = returnedCount
         var malformed: MalformedAnswer?
         do throws(MalformedAnswer) {
-            _ = try process.ring.take { batch in
-                malformed = WorkerAnswer.read(batch) { answer in
-                    if case .returned = answer { returned += 1 }
-                    return take(answer, from: process, verdicts: verdicts)
-                }
+            _ = try ring.take { batch in
+                malformed = WorkerAnswer.read(batch) { answer in take(answer, from: process, verdicts: verdicts) }
             }
         } catch {
             malformed = error
         }
-        if returned > 0 { process.noteReturned(returned) }
+        // Returns it stored before the take count, as the frames before a malformed one do.
+        if through < nextID {
+            returnQuietly(through: through, verdicts: verdicts)
+            ring.tookReturns(through: through)
+        } else if malformed == nil && !rejected {
+            malformed = MalformedAnswer("a return from call \(through), which was never made")
+        }
+        if returnedCount != before { process.noteReturned(returnedCount &- before) }
         if let malformed, !rejected { reject(process, malformed.description) }
+    }
+
+    /// The calls up to `id` (one that was made) returned `PH_CONTINUE`
+    /// without a problem, except those whose frames were taken: the worker
+    /// says so by the last call it returned from (``WorkerRing/returnedThrough``),
+    /// or by a frame for a later call (it serves them in order).
+    private func returnQuietly(through id: UInt64, verdicts: Workers.VerdictSink) {
+        while !calls.isEmpty && calls[0].id <= id {
+            returned(calls.removeFirst(), verdict: PH_CONTINUE, problem: nil, verdicts: verdicts)
+        }
     }
 
     /// Reads the wake-ups on its socket (the dispatch thread was woken). A
@@ -471,36 +490,21 @@ package final class Worker: RemotePlugin {
     private func take(_ answer: WorkerAnswer, from process: WorkerProcess, verdicts: Workers.VerdictSink) -> Bool {
         switch answer {
         case .returned(let id, let verdict, let problem):
+            guard id < nextID else {
+                reject(process, "an answer to call \(id), which was never made")
+                return false
+            }
             guard !calls.isEmpty else {
                 reject(process, "an answer to call \(id), where no call is under way")
                 return false
             }
-            guard calls[0].id == id else {
-                // Still under way: the crash that follows fails it.
+            guard calls[0].id <= id else {
                 reject(process, "an answer to call \(id), where call \(calls[0].id) is under way")
                 return false
             }
-            let call = calls.removeFirst()
-            answeredThrough = id
-            if !texts.isEmpty { texts[id] = nil }
-            if call.handler == .start || call.handler == .stop {
-                tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
-            } else if call.handler == .intercept {
-                // PH_PENDING: the turn goes on, in the worker; anything else: it could not begin there.
-                guard verdict == PH_PENDING else {
-                    workers.turns?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker")
-                    return true
-                }
-                turns[call.id] = call.address
-            } else if call.handler == .onData {
-                if verdict == PH_PENDING {
-                    pending[call.id] = (call.address, call.flight!)
-                } else {
-                    verdicts(call.flight!, call.address, verdict, plugin, problem)
-                }
-            } else if let problem, call.address != 0 {
-                Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
-            }
+            // The calls before it returned, quietly (their ids run on: it is the first after).
+            returnQuietly(through: id - 1, verdicts: verdicts)
+            returned(calls.removeFirst(), verdict: verdict, problem: problem, verdicts: verdicts)
         case .completed(let id, let verdict):
             guard let (address, flight) = pending.removeValue(forKey: id) else {
                 reject(process, "a verdict for call \(id), which is not waiting for one")
@@ -523,6 +527,30 @@ package final class Worker: RemotePlugin {
             phase = .recycling
         }
         return true
+    }
+
+    /// Applies what the call `call`, the oldest, returned.
+    private func returned(_ call: Call, verdict: ph_verdict, problem: String?, verdicts: Workers.VerdictSink) {
+        answeredThrough = call.id
+        returnedCount &+= 1
+        if !texts.isEmpty { texts[call.id] = nil }
+        if call.handler == .onData {
+            if verdict == PH_PENDING {
+                pending[call.id] = (call.address, call.flight!)
+            } else {
+                verdicts(call.flight!, call.address, verdict, plugin, problem)
+            }
+        } else if call.handler == .start || call.handler == .stop {
+            tookSource(call.handler, answer: Int32(bitPattern: verdict.rawValue), problem: problem)
+        } else if call.handler == .intercept {
+            // PH_PENDING: the turn goes on, in the worker; anything else: it could not begin there.
+            guard verdict == PH_PENDING else {
+                return workers.turns?.fail(turn: call.address, reason: problem ?? "plugin \(name) could not read the message in its worker") ?? ()
+            }
+            turns[call.id] = call.address
+        } else if let problem, call.address != 0 {
+            Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem)
+        }
     }
 
     /// What its source's `start` or `stop` returned; a `start` that fails in

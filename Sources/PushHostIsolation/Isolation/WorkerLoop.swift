@@ -372,14 +372,19 @@ package final class WorkerLoop {
         }
     }
 
-    /// Puts a call's answer in the ring at once, so that it outlives a crash in the next call.
+    /// Answers a call at once, so that its answer outlives a crash in the
+    /// next call: a frame in the ring unless it returned `PH_CONTINUE`
+    /// without a problem, then the call as the last returned.
     private func answer(_ call: UInt64, _ verdict: ph_verdict, _ problem: String?) {
-        WorkerFrame.append(.returned, call: call, number: Int32(bitPattern: verdict.rawValue), to: &out) { buffer in
-            guard var problem else { return }
-            problem.withUTF8 { WorkerFrame.appendField(UnsafeRawBufferPointer($0), to: &buffer) }
+        if verdict != PH_CONTINUE || problem != nil {
+            WorkerFrame.append(.returned, call: call, number: Int32(bitPattern: verdict.rawValue), to: &out) { buffer in
+                guard var problem else { return }
+                problem.withUTF8 { WorkerFrame.appendField(UnsafeRawBufferPointer($0), to: &buffer) }
+            }
+            ring.put(out.bytes) { wake() }
+            out.removeAll()
         }
-        ring.put(out.bytes) { wake() }
-        out.removeAll()
+        ring.noteReturned(call)
         // A host asleep learns of it now: the next call may never return.
         if ring.takeWakeRequest() { wake() }
     }

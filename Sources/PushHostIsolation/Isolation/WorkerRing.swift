@@ -23,7 +23,9 @@ import PushHostSystem
 /// An answer is the host's the moment it is written, before any system
 /// call: a worker that crashes right after a batch of calls therefore loses
 /// none of their answers, and the host knows exactly which call was under
-/// way (``lastBegun``).
+/// way (``lastBegun``). A call that returned `PH_CONTINUE` without a
+/// problem, as nearly all do, writes no frame: the worker only stores the
+/// last call it returned from (``returnedThrough``).
 ///
 /// The worker's plugin can still write anything into this memory, so the
 /// host keeps its own positions (the shared ones are only for the worker to
@@ -55,6 +57,21 @@ final class WorkerRing: @unchecked Sendable {
     /// The last call the worker began (on the answers' page).
     private var begun: UnsafeMutablePointer<Atomic<UInt64>> {
         (base + 256).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// The last call the worker returned from (on the answers' page, a
+    /// cache line of its own): each call up to it returned, and those whose
+    /// answer is other than `PH_CONTINUE` without a problem put a frame in
+    /// the ring before it was stored. The others (nearly all) put nothing.
+    private var returnedCall: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + 384).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+    /// The host's side: the last returned call it took, for its watcher
+    /// thread too; and the same for the worker to see (its own cache line),
+    /// as the host shows how far it read the frames.
+    private let returnsTaken = Atomic<UInt64>(0)
+    private var returnsTakenShown: UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + 448).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
     /// Where the host tells the worker the call ring's capacity (on the answers' page).
@@ -136,6 +153,30 @@ final class WorkerRing: @unchecked Sendable {
         begun.pointee.store(id, ordering: .releasing)
     }
 
+    /// The worker's side: the call `id` returned, its answer (if it has a
+    /// frame) already in the ring.
+    func noteReturned(_ id: UInt64) {
+        returnedCall.pointee.store(id, ordering: .releasing)
+    }
+
+    /// The host's side: the last call the worker says returned. Read before
+    /// the frames are taken, so that every frame it put first is among them;
+    /// its plugin could write anything here (``Worker`` checks it).
+    var returnedThrough: UInt64 {
+        returnedCall.pointee.load(ordering: .acquiring)
+    }
+
+    /// The host's side: it took the returns through the call `id`.
+    func tookReturns(through id: UInt64) {
+        returnsTaken.store(id, ordering: .relaxed)
+        returnsTakenShown.pointee.store(id, ordering: .relaxed)
+    }
+
+    /// Whether the worker returned from calls the host has not taken.
+    private var hasReturns: Bool {
+        returnedCall.pointee.load(ordering: .relaxed) != returnsTaken.load(ordering: .relaxed)
+    }
+
     /// The host's side, once the worker ended: the last call it said it
     /// began. Its plugin could write anything there: a call it says it did
     /// not begin goes to the next worker, which its crash limit bounds.
@@ -152,15 +193,15 @@ final class WorkerRing: @unchecked Sendable {
     /// The host's side, before it sleeps: asks for a wake-up at the next
     /// answers; true when answers came already (it must not sleep).
     func requestWake() -> Bool {
-        answers.requestWake()
+        answers.requestWake() || hasReturns
     }
 
-    /// The host's side: whether the worker wrote since the last take.
-    var hasAnswers: Bool { answers.hasBytes }
+    /// The host's side: whether the worker wrote, or returned, since the last take.
+    var hasAnswers: Bool { answers.hasBytes || hasReturns }
 
     /// The host's side, from any thread: whether the ring holds answers the
     /// host has not taken yet (the worker is not the one behind).
-    var isWaitingForHost: Bool { answers.isWaitingForReader }
+    var isWaitingForHost: Bool { answers.isWaitingForReader || hasReturns }
 
     /// The host's side: hands `body` a copy of what the worker wrote since
     /// the last time; false when it wrote nothing.

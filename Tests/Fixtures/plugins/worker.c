@@ -81,13 +81,18 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  *   bytes;
  * - `ring-field`: a whole returned frame whose problem says 4 GiB;
  * - `ring-call`: a well-formed answer to call 999999, which was never made;
+ * - `ring-returned`: the last returned call (the u64 at 384) set to 999999,
+ *   which was never made;
  * - `ring-complete`: a well-formed verdict for call 999999;
  * - `ring-lie`: a well-formed answer that the call under way returned
- *   (the last one it began, from the ring's page at 128), and a wake-up:
- *   the host takes it, while the handler never returns.
+ *   (the last one it began, from the ring's page at 256), and a wake-up:
+ *   the host takes it, while the handler never returns;
+ * - `ring-quiet-lie`: the same lie told by the last returned call.
  *
  * Each `ring-` attack first waits (10 s at most) until the host took every
- * answer the ring holds, so that the answers before it count.
+ * answer the ring holds (its read position at 64 is the write position,
+ * and the last returned call it took, at 448, the worker's at 384), so
+ * that the answers before it count.
  *
  * The channel as a worker lays it out: its socket is fd 3 (its intake
  * channel, for the records its plugin submits, fd 5); its
@@ -130,7 +135,8 @@ static void catch_up(unsigned char *ring) {
     for (int i = 0; i < 10000; i++) {
         if (i % 100 == 0) wake_host();
         uint64_t written = __atomic_load_n(position(ring, 0), __ATOMIC_ACQUIRE);
-        if (__atomic_load_n(position(ring, 64), __ATOMIC_ACQUIRE) == written) return;
+        uint64_t returned = __atomic_load_n(position(ring, 384), __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(position(ring, 64), __ATOMIC_ACQUIRE) == written && __atomic_load_n(position(ring, 448), __ATOMIC_ACQUIRE) == returned) return;
         struct timespec wait = {0, 1000000L};
         nanosleep(&wait, NULL);
     }
@@ -206,8 +212,14 @@ static int forge(worker *self, const char *fault) {
     } else if (strcmp(fault, "ring-call") == 0) {
         header(frame, 16, KIND_RETURNED, 999999);
         ring_put(ring, frame, 20);
+    } else if (strcmp(fault, "ring-returned") == 0) {
+        __atomic_store_n(position(ring, 384), (uint64_t)999999, __ATOMIC_RELEASE);
+        wake_host();
+    } else if (strcmp(fault, "ring-quiet-lie") == 0) {
+        __atomic_store_n(position(ring, 384), __atomic_load_n(position(ring, 256), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+        wake_host();
     } else if (strcmp(fault, "ring-lie") == 0) {
-        header(frame, 16, KIND_RETURNED, __atomic_load_n(position(ring, 128), __ATOMIC_ACQUIRE));
+        header(frame, 16, KIND_RETURNED, __atomic_load_n(position(ring, 256), __ATOMIC_ACQUIRE));
         ring_put(ring, frame, 20);
         wake_host();
     } else if (strcmp(fault, "ring-complete") == 0) {

@@ -3,12 +3,13 @@ import Testing
 
 /// A worker cannot escape a stop's deadline by lying in its answer ring:
 /// three isolated data plugins each say, in their rings, that their call
-/// returned, and hang in it. At SIGTERM the host asks every worker to
+/// returned (by a frame, or by the last returned call), and hang in it. At SIGTERM the host asks every worker to
 /// destroy its plugin at once and kills each one still alive at the stop's
 /// deadline, whatever its ring claims: the stop takes `--stop-timeout`,
 /// not once a worker.
 @Suite struct LyingWorkerStopTests {
-    @Test func everyLyingWorkerIsKilledAtTheStopsDeadline() throws {
+    @Test(arguments: ["ring-lie", "ring-quiet-lie"])
+    func everyLyingWorkerIsKilledAtTheStopsDeadline(_ lie: String) throws {
         let scratch = try Scratch()
         let names = ["liar1", "liar2", "liar3"]
         var plugins: [String] = []
@@ -18,7 +19,7 @@ import Testing
             ["run", "--state", scratch.file("state"), "--report", scratch.file("report.ndjson"), "--isolate", "all",
              "--stop-timeout", "1", "--handler-timeout", "60", "--data-timeout", "60"] + plugins,
             errorPath: scratch.file("stderr"), input: input)
-        input.fileHandleForWriting.write(Data((#"{"message_id":"m1","data":{"fault":"ring-lie"}}"# + "\n").utf8))
+        input.fileHandleForWriting.write(Data((#"{"message_id":"m1","data":{"fault":"\#(lie)"}}"# + "\n").utf8))
         let lied = eventually(timeout: .seconds(20)) { names.allSatisfy { scratch.workerCalls($0).count == 1 } }
         try #require(lied, "\(host.stderr)")
         // Their lies taken: the host believes every call returned.

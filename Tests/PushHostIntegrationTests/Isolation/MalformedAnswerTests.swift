@@ -25,7 +25,8 @@ import Testing
         Case(fault: "ring-head", wrong: "its ring's write position is 2097152 bytes past the host's read position, more than the ring's 1048576"),
         Case(fault: "ring-frame", wrong: "a frame cut short: 20 bytes where it says 4294967284"),
         Case(fault: "ring-field", wrong: "a returned frame whose problem says 4294967280 bytes, where 4 follow"),
-        Case(fault: "ring-call", wrong: "an answer to call 999999, where call "),
+        Case(fault: "ring-call", wrong: "an answer to call 999999, which was never made"),
+        Case(fault: "ring-returned", wrong: "a return from call 999999, which was never made"),
         Case(fault: "ring-complete", wrong: "a verdict for call 999999, which is not waiting for one"),
     ]
 
