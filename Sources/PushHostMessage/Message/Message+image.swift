@@ -65,10 +65,15 @@ extension Message {
         package func write(to image: UnsafeMutableRawPointer) {
             message._withUnsafeGuaranteedRef { message in
                 let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount)
-                let header = ImageHeader(
-                    layout: message.layout, lifetime: message.lifetime, dataObject: message.dataObject, target: message.target,
-                    normalized: message.normalized, inputCount: UInt32(message.inputCount), tapeCount: UInt32(message.tapeCount))
-                image.storeBytes(of: header, as: ImageHeader.self)
+                let header = image.assumingMemoryBound(to: ImageHeader.self)
+                // From place to place, in one go: the layout is large.
+                header.pointee.layout = message.shown.pointee.layout
+                header.pointee.lifetime = message.lifetime
+                header.pointee.dataObject = message.dataObject
+                header.pointee.target = message.target
+                header.pointee.normalized = message.normalized
+                header.pointee.inputCount = UInt32(message.inputCount)
+                header.pointee.tapeCount = UInt32(message.tapeCount)
                 (image + parts.tape).copyMemory(from: message.tape!, byteCount: message.tapeCount * MemoryLayout<JSONToken>.stride)
                 (image + parts.input).copyMemory(from: message.input!, byteCount: message.inputCount)
             }
@@ -79,18 +84,19 @@ extension Message {
     /// ``Image/write(to:)`` in the host), borrowing it: every field reads as
     /// it did in the host; `source` is the record's. `detach()` copies it.
     package func adopt(image: UnsafeRawPointer, source: RecordSource) {
-        let header = image.load(as: ImageHeader.self)
-        let parts = Self.imageParts(inputCount: Int(header.inputCount), tapeCount: Int(header.tapeCount))
+        let header = image.assumingMemoryBound(to: ImageHeader.self)
+        let parts = Self.imageParts(inputCount: Int(header.pointee.inputCount), tapeCount: Int(header.pointee.tapeCount))
         shown.pointee.source = source
-        shown.pointee.layout = header.layout
-        shown.pointee.lifetime = header.lifetime
-        dataObject = header.dataObject
-        target = header.target
-        normalized = header.normalized
+        // From place to place, in one go: the layout is large.
+        shown.pointee.layout = header.pointee.layout
+        shown.pointee.lifetime = header.pointee.lifetime
+        dataObject = header.pointee.dataObject
+        target = header.pointee.target
+        normalized = header.pointee.normalized
         input = (image + parts.input).assumingMemoryBound(to: UInt8.self)
-        inputCount = Int(header.inputCount)
+        inputCount = Int(header.pointee.inputCount)
         tape = (image + parts.tape).assumingMemoryBound(to: JSONToken.self)
-        tapeCount = Int(header.tapeCount)
+        tapeCount = Int(header.pointee.tapeCount)
     }
 }
 
