@@ -433,12 +433,18 @@ package final class Worker: RemotePlugin {
         } catch {
             malformed = error
         }
-        // Returns it stored before the take count, as the frames before a malformed one do.
-        if through < nextID {
+        // Returns it stored before the take count, as the frames before a
+        // malformed one do. One that goes back is no worker's (and would
+        // keep its watcher waiting for the host).
+        let taken = ring.returnsTakenThrough
+        if through >= taken && through < nextID {
             returnQuietly(through: through, verdicts: verdicts)
             ring.tookReturns(through: through)
         } else if malformed == nil && !rejected {
-            malformed = MalformedAnswer("a return from call \(through), which was never made")
+            malformed = MalformedAnswer(
+                through < taken
+                    ? "a last returned call \(through), before call \(taken), which it said it returned from"
+                    : "a return from call \(through), which was never made")
         }
         if returnedCount != before { process.noteReturned(returnedCount &- before) }
         if let malformed, !rejected { reject(process, malformed.description) }

@@ -172,6 +172,9 @@ final class WorkerRing: @unchecked Sendable {
         returnsTakenShown.pointee.store(id, ordering: .relaxed)
     }
 
+    /// The host's side: the last returned call it took.
+    var returnsTakenThrough: UInt64 { returnsTaken.load(ordering: .relaxed) }
+
     /// Whether the worker returned from calls the host has not taken.
     private var hasReturns: Bool {
         returnedCall.pointee.load(ordering: .relaxed) != returnsTaken.load(ordering: .relaxed)

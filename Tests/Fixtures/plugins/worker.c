@@ -87,7 +87,10 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  * - `ring-lie`: a well-formed answer that the call under way returned
  *   (the last one it began, from the ring's page at 256), and a wake-up:
  *   the host takes it, while the handler never returns;
- * - `ring-quiet-lie`: the same lie told by the last returned call.
+ * - `ring-quiet-lie`: the same lie told by the last returned call;
+ * - `ring-returned-back`: the last returned call set back to 0, after the
+ *   host took the ones before (a worker that goes back would keep its
+ *   watcher waiting for the host).
  *
  * Each `ring-` attack first waits (10 s at most) until the host took every
  * answer the ring holds (its read position at 64 is the write position,
@@ -214,6 +217,9 @@ static int forge(worker *self, const char *fault) {
         ring_put(ring, frame, 20);
     } else if (strcmp(fault, "ring-returned") == 0) {
         __atomic_store_n(position(ring, 384), (uint64_t)999999, __ATOMIC_RELEASE);
+        wake_host();
+    } else if (strcmp(fault, "ring-returned-back") == 0) {
+        __atomic_store_n(position(ring, 384), (uint64_t)0, __ATOMIC_RELEASE);
         wake_host();
     } else if (strcmp(fault, "ring-quiet-lie") == 0) {
         __atomic_store_n(position(ring, 384), __atomic_load_n(position(ring, 256), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);

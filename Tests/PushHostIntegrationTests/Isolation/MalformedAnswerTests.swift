@@ -27,6 +27,7 @@ import Testing
         Case(fault: "ring-field", wrong: "a returned frame whose problem says 4294967280 bytes, where 4 follow"),
         Case(fault: "ring-call", wrong: "an answer to call 999999, which was never made"),
         Case(fault: "ring-returned", wrong: "a return from call 999999, which was never made"),
+        Case(fault: "ring-returned-back", wrong: "a last returned call 0, before call 1, which it said it returned from"),
         Case(fault: "ring-complete", wrong: "a verdict for call 999999, which is not waiting for one"),
     ]
 
