@@ -295,26 +295,20 @@ package final class Worker: RemotePlugin {
 
     /// Writes the frame of `call` straight into its call ring, or after what
     /// waits for room there: with a message, its image first (which the
-    /// worker reads in place, 8-aligned 24 bytes into the frame), or NULL
-    /// when the message is gone (its data verdict expired: the worker skips
-    /// the call), then its source; then an action's, a token's or an
-    /// outcome's two texts.
+    /// worker reads in place, 8-aligned 24 bytes into the frame, its record's
+    /// source in it), or NULL when the message is gone (its data verdict
+    /// expired: the worker skips the call); then an action's, a token's or
+    /// an outcome's two texts.
     private func encode(_ call: Call) {
         let hasTexts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
         let (first, second) = hasTexts ? texts[call.id] ?? (nil, nil) : (nil, nil)
         var image: Message.Image?
-        var source = RecordSource.stdin(line: 0)
         var size = WorkerFrame.headerSize
         if call.address != 0 {
             let message = call.handler == .intercept
                 ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
             image = Message.image(of: message)
-            if let image {
-                source = image.source
-                size += 4 + image.size + source.fieldSize
-            } else {
-                size += 4
-            }
+            size += 4 + (image?.size ?? 0)
         }
         if hasTexts && (image != nil || call.address == 0) { size += FrameCursor.size(ofField: first) + FrameCursor.size(ofField: second) }
         size = (size + 7) & ~7
@@ -325,7 +319,6 @@ package final class Worker: RemotePlugin {
             cursor.write(UInt32(image.size))
             image.write(to: cursor.at)
             cursor.skip(image.size)
-            source.write(to: &cursor)
         } else if call.address != 0 {
             cursor.write(UInt32.max)
         }

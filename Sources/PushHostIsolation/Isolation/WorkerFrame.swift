@@ -9,8 +9,8 @@ import PushHostSystem
 /// [u64 call][i32 number][payload]`, the length counting what follows it.
 ///
 /// Host to worker: ``FrameKind/call`` (a handler call: the message's image
-/// as the host read it, its source, and the action and its input, or the
-/// token and previous token),
+/// as the host read it, with its record's source, and the action and its
+/// input, or the token and previous token),
 /// ``FrameKind/token`` (the current token changed), ``FrameKind/destroy`` (call
 /// `destroy` and exit). Worker to host: ``FrameKind/ready`` (created; the number
 /// says which extensions the plugin offers), ``FrameKind/returned`` (a call
@@ -204,45 +204,6 @@ package func withCString<R>(_ field: UnsafeRawBufferPointer?, _ body: (UnsafePoi
     var copy = [CChar](repeating: 0, count: field.count + 1)
     copy.withUnsafeMutableBytes { $0.copyMemory(from: field) }
     return copy.withUnsafeBufferPointer { body($0.baseAddress) }
-}
-
-extension RecordSource {
-    /// The bytes of the source as a frame field: `[u32 length][u8 kind][i64
-    /// number][name]`, the number a line (-1 for none) or a record.
-    var fieldSize: Int { 4 + 9 + (name?.utf8.count ?? 0) }
-
-    private var name: String? {
-        switch self {
-        case .stdin: nil
-        case .spool(let file, _): file
-        case .plugin(let plugin, _): plugin
-        }
-    }
-
-    /// Writes the source as a frame field (``fieldSize`` bytes).
-    func write(to cursor: inout FrameCursor) {
-        let (kind, number): (UInt8, Int) = switch self {
-        case .stdin(let line): (0, line)
-        case .spool(_, let line): (1, line ?? -1)
-        case .plugin(_, let record): (2, record)
-        }
-        cursor.write(UInt32(fieldSize - 4))
-        cursor.write(kind)
-        cursor.write(UInt64(bitPattern: Int64(number)))
-        if var name { name.withUTF8 { cursor.write(UnsafeRawBufferPointer($0)) } }
-    }
-
-    /// The source a frame field holds, or nil.
-    init?(field: UnsafeRawBufferPointer) {
-        guard field.count >= 9 else { return nil }
-        let number = Int(Int64(littleEndian: field.loadUnaligned(fromByteOffset: 1, as: Int64.self)))
-        switch field[0] {
-        case 0: self = .stdin(line: number)
-        case 1: self = .spool(file: String(decoding: field[9...], as: UTF8.self), line: number < 0 ? nil : number)
-        case 2: self = .plugin(name: String(decoding: field[9...], as: UTF8.self), record: number)
-        default: return nil
-        }
-    }
 }
 
 /// Writes a frame's bytes one after the other at a place that has room for

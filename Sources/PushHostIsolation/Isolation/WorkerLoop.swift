@@ -276,22 +276,20 @@ package final class WorkerLoop {
         }
         guard let image = fields.next() else { return answer(frame.call, PH_FAILED, "a call without its message") }
         // Its message went away on the host (its data verdict expired): nothing to do.
-        guard let image, let source = fields.next(), let source, let recordSource = RecordSource(field: source) else {
-            return answer(frame.call, PH_FAILED, nil)
-        }
+        guard let image else { return answer(frame.call, PH_FAILED, nil) }
         if handler == .intercept {
-            held._withUnsafeGuaranteedRef { $0.adopt(image: image.baseAddress!, source: recordSource) }
+            held._withUnsafeGuaranteedRef { $0.adopt(image: image.baseAddress!) }
             return beginTurn(frame.call)
         }
-        held._withUnsafeGuaranteedRef { call(handler, frame.call, message: $0, image: image.baseAddress!, source: recordSource, fields: &fields) }
+        held._withUnsafeGuaranteedRef { call(handler, frame.call, message: $0, image: image.baseAddress!, fields: &fields) }
     }
 
     /// Calls `handler` on the message in `image` (as the host read it,
     /// 8-aligned in the call ring), loaded into `message`, and answers the call `id`.
     private func call(
-        _ handler: PluginHandler, _ id: UInt64, message: Message, image: UnsafeRawPointer, source: RecordSource, fields: inout WorkerFrame.Fields
+        _ handler: PluginHandler, _ id: UInt64, message: Message, image: UnsafeRawPointer, fields: inout WorkerFrame.Fields
     ) {
-        message.adopt(image: image, source: source)
+        message.adopt(image: image)
         let opaque = message.opaque
         var verdict = PH_CONTINUE
         switch handler {

@@ -3,9 +3,9 @@ import PushHostRecords
 import PushHostSystem
 
 /// A message as the host read it, for a worker process to read it the same
-/// without parsing it again: a header (the layout and what else the host
-/// worked out), the JSON tape and the bytes, in one block whose every part
-/// starts 8-aligned. The worker runs the same executable, so the header's
+/// without parsing it again: a header (the layout, its record's source and
+/// what else the host worked out), the JSON tape, the bytes and the
+/// source's name, in one block whose every part starts 8-aligned. The worker runs the same executable, so the header's
 /// memory means the same there; it trusts the host with the block, as it
 /// trusts the host's calls.
 extension Message {
@@ -18,14 +18,48 @@ extension Message {
         var normalized: Bool
         var inputCount: UInt32
         var tapeCount: UInt32
+        /// Its record's source: 0 standard input, 1 a spool file, 2 a
+        /// plugin; the line (-1 for none) or the record; the bytes of the
+        /// file's or the plugin's name.
+        var sourceKind: UInt8
+        var sourceNumber: Int64
+        var sourceNameCount: UInt32
     }
 
-    /// Where the tape and the bytes begin in an image, and its whole size
-    /// (a multiple of 8).
-    private static func imageParts(inputCount: Int, tapeCount: Int) -> (tape: Int, input: Int, size: Int) {
+    /// Where the tape, the bytes and the source's name begin in an image,
+    /// and its whole size (a multiple of 8).
+    private static func imageParts(inputCount: Int, tapeCount: Int, nameCount: Int) -> (tape: Int, input: Int, name: Int, size: Int) {
         let tape = aligned(MemoryLayout<ImageHeader>.size)
         let input = tape + aligned(tapeCount * MemoryLayout<JSONToken>.stride)
-        return (tape, input, input + aligned(inputCount))
+        let name = input + aligned(inputCount)
+        return (tape, input, name, name + aligned(nameCount))
+    }
+
+    /// The longest name a source has in an image: a spool file's, a plugin's.
+    private static let longestSourceName = 4096
+
+    /// Its source's kind and number, as an image holds them.
+    private var sourceNumbers: (kind: UInt8, number: Int64) {
+        switch shown.pointee.source {
+        case .stdin(let line): (0, Int64(line))
+        case .spool(_, let line): (1, Int64(line ?? -1))
+        case .plugin(_, let record): (2, Int64(record))
+        }
+    }
+
+    /// Its source's name (a spool file's, a plugin's), nil for standard input.
+    private var sourceName: String? {
+        switch shown.pointee.source {
+        case .stdin: nil
+        case .spool(let file, _): file
+        case .plugin(let name, _): name
+        }
+    }
+
+    /// How many bytes of its source's name an image holds.
+    private var sourceNameCount: Int {
+        if case .stdin = shown.pointee.source { return 0 }
+        return min(sourceName?.utf8.count ?? 0, Self.longestSourceName)
     }
 
     private static func aligned(_ count: Int) -> Int { (count + 7) & ~7 }
@@ -33,7 +67,7 @@ extension Message {
     /// The largest image of a message whose bytes are at most `bytes` long
     /// (a tape has at most a token for every two bytes, and one more).
     package static func largestImage(bytes: Int) -> Int {
-        imageParts(inputCount: bytes, tapeCount: bytes / 2 + 2).size
+        imageParts(inputCount: bytes, tapeCount: bytes / 2 + 2, nameCount: longestSourceName).size
     }
 
     /// The image of the message `opaque` names, to write; nil when it names
@@ -49,7 +83,9 @@ extension Message {
         let message = Unmanaged<Message>.fromOpaque(object)
         return message._withUnsafeGuaranteedRef { message in
             guard message.handle == slot, message.input != nil, message.tape != nil else { return nil }
-            return Image(message: Unmanaged.passUnretained(message), size: imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount).size)
+            let nameCount = message.sourceNameCount
+            let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount, nameCount: nameCount)
+            return Image(message: Unmanaged.passUnretained(message), size: parts.size, nameCount: nameCount)
         }
     }
 
@@ -58,13 +94,17 @@ extension Message {
         fileprivate let message: Unmanaged<Message>
         /// Its bytes (a multiple of 8).
         package let size: Int
-
-        package var source: RecordSource { message._withUnsafeGuaranteedRef { $0.source } }
+        /// The bytes of its source's name.
+        fileprivate let nameCount: Int
 
         /// Writes it at `image` (8-aligned, `size` bytes).
         package func write(to image: UnsafeMutableRawPointer) {
             message._withUnsafeGuaranteedRef { message in
-                let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount)
+                let source = message.sourceNumbers
+                let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount, nameCount: nameCount)
+                if nameCount > 0, var name = message.sourceName {
+                    name.withUTF8 { (image + parts.name).copyMemory(from: $0.baseAddress!, byteCount: nameCount) }
+                }
                 let header = image.assumingMemoryBound(to: ImageHeader.self)
                 // From place to place, in one go: the layout is large.
                 header.pointee.layout = message.shown.pointee.layout
@@ -74,6 +114,9 @@ extension Message {
                 header.pointee.normalized = message.normalized
                 header.pointee.inputCount = UInt32(message.inputCount)
                 header.pointee.tapeCount = UInt32(message.tapeCount)
+                header.pointee.sourceKind = source.kind
+                header.pointee.sourceNumber = source.number
+                header.pointee.sourceNameCount = UInt32(nameCount)
                 (image + parts.tape).copyMemory(from: message.tape!, byteCount: message.tapeCount * MemoryLayout<JSONToken>.stride)
                 (image + parts.input).copyMemory(from: message.input!, byteCount: message.inputCount)
             }
@@ -81,12 +124,18 @@ extension Message {
     }
 
     /// Points the message at the image at `image` (8-aligned, written by
-    /// ``Image/write(to:)`` in the host), borrowing it: every field reads as
-    /// it did in the host; `source` is the record's. `detach()` copies it.
-    package func adopt(image: UnsafeRawPointer, source: RecordSource) {
+    /// ``Image/write(to:)`` in the host), borrowing it: every field, and its
+    /// record's source, reads as it did in the host. `detach()` copies it.
+    package func adopt(image: UnsafeRawPointer) {
         let header = image.assumingMemoryBound(to: ImageHeader.self)
-        let parts = Self.imageParts(inputCount: Int(header.pointee.inputCount), tapeCount: Int(header.pointee.tapeCount))
-        shown.pointee.source = source
+        let nameCount = Int(header.pointee.sourceNameCount)
+        let parts = Self.imageParts(inputCount: Int(header.pointee.inputCount), tapeCount: Int(header.pointee.tapeCount), nameCount: nameCount)
+        let number = Int(header.pointee.sourceNumber)
+        switch header.pointee.sourceKind {
+        case 0: shown.pointee.source = .stdin(line: number)
+        case 1: shown.pointee.source = .spool(file: Self.sourceName(image + parts.name, nameCount), line: number < 0 ? nil : number)
+        default: shown.pointee.source = .plugin(name: Self.sourceName(image + parts.name, nameCount), record: number)
+        }
         // From place to place, in one go: the layout is large.
         shown.pointee.layout = header.pointee.layout
         shown.pointee.lifetime = header.pointee.lifetime
@@ -97,6 +146,10 @@ extension Message {
         inputCount = Int(header.pointee.inputCount)
         tape = (image + parts.tape).assumingMemoryBound(to: JSONToken.self)
         tapeCount = Int(header.pointee.tapeCount)
+    }
+
+    private static func sourceName(_ bytes: UnsafeRawPointer, _ count: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }
 

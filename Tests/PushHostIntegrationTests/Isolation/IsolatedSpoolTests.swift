@@ -42,6 +42,25 @@ import Testing
         #expect(!host.stderr.contains("the last run ended"))
     }
 
+    /// A record's source travels in its message's image: a plugin in a
+    /// worker reads the id the host gives a record without one (a spool
+    /// file's name, with its line in a file of several records, however
+    /// long the name) as the report has it.
+    @Test func aWorkerReadsTheRecordsSourceAsTheHostDoes() throws {
+        let scratch = try Scratch()
+        let spool = scratch.spool
+        let host = try scratch.startWatching(try scratch.worker([.background]) + ["--isolate", "all"])
+        let long = String(repeating: "n", count: 240)
+        try spool.drop("one.json", #"{"data":{}}"#)
+        try spool.drop(long, #"{"data":{}}"#)
+        try spool.drop("two.ndjson", #"{"data":{}}"# + "\n" + #"{"data":{}}"# + "\n")
+        let ids = ["one.json", long, "two.ndjson#1", "two.ndjson#2"]
+        #expect(eventually(timeout: .seconds(20)) { scratch.workerCalls().count == 4 }, "\(host.stderr)")
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+        #expect(scratch.workerCalls().map(\.id).sorted() == ids.sorted(), "\(scratch.workerCalls())")
+        #expect(try scratch.reportLines().compactMap { $0["id"] as? String }.sorted() == ids.sorted())
+    }
+
     /// A stop while an isolated call is under way: the call ends (the file
     /// reaches cur/), then every worker destroys its plugin; exit 0.
     @Test func aStopWaitsForTheCallInAWorkerThenEachWorkerDestroys() throws {
