@@ -339,7 +339,7 @@ package final class Worker: RemotePlugin {
     /// How many calls go into its ring before a worker that sleeps is woken
     /// for them (a flush wakes it for fewer): it begins while the host
     /// goes on, with one wake-up for that many calls.
-    private static let wakeAfter = 16
+    private static let wakeAfter = 256
 
     /// Where a frame of `size` bytes goes: in place in the call ring when
     /// nothing waits for room there and it fits (true), else after what
