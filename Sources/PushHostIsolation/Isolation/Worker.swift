@@ -272,13 +272,14 @@ package final class Worker: RemotePlugin {
         let call = Call(id: nextID, handler: handler, address: address, flight: flight)
         if first != nil || second != nil { texts[call.id] = (first, second) }
         nextID += 1
-        calls.append(call)
         if Self.isOrdered(handler) { lastUI = call.id }
         if case .running = phase, let live {
-            encode(call)
+            encode(call, first, second)
             live._withUnsafeGuaranteedRef { $0.notePosted() }
         }
-        return call.id
+        // Its last use: the queue takes it over, with no count more.
+        calls.append(call)
+        return nextID - 1
     }
 
     /// Calls its source's `start` or `stop` in the worker and waits for
@@ -299,9 +300,8 @@ package final class Worker: RemotePlugin {
     /// source in it), or NULL when the message is gone (its data verdict
     /// expired: the worker skips the call); then an action's, a token's or
     /// an outcome's two texts.
-    private func encode(_ call: Call) {
+    private func encode(_ call: Call, _ first: String?, _ second: String?) {
         let hasTexts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
-        let (first, second) = hasTexts ? texts[call.id] ?? (nil, nil) : (nil, nil)
         var image: Message.Image?
         var size = WorkerFrame.headerSize
         if call.address != 0 {
@@ -699,7 +699,8 @@ package final class Worker: RemotePlugin {
         }
         for position in calls.indices {
             let call = calls[position]
-            encode(call)
+            let (first, second) = texts[call.id] ?? (nil, nil)
+            encode(call, first, second)
             process?.notePosted()
         }
         // Its source produces again: what it had submitted and not seen done for comes again, at most once more.

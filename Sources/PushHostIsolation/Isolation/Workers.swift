@@ -177,7 +177,8 @@ package final class Workers: RemotePlaces {
                 verdicts.take(verdict.verdict, for: verdict.flight, handle: verdict.handle, plugin: verdict.plugin, reason: verdict.reason)
             }
         }
-        take { [unowned(unsafe) verdicts] in verdicts.take($2, for: $0, handle: $1, plugin: $3, reason: $4) }
+        // Borrowed by the closure, which does not escape: no count a verdict.
+        take { verdicts.take($2, for: $0, handle: $1, plugin: $3, reason: $4) }
     }
 
     /// Applies what the workers sent, data verdicts through `verdicts`.

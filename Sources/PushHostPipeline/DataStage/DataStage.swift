@@ -33,7 +33,9 @@ package final class DataStage: VerdictTaker {
     private let journal: CrashJournal
     private let logger: Logger
     private let timeout: Double
-    private let timeoutNanoseconds: UInt64
+    /// A pending verdict's deadline after the coarse clock's reading: the
+    /// timeout, and the tick by which that clock may lag.
+    private let deadlineAfter: UInt64
     /// With `--metrics`: where each data plugin's verdicts are counted
     /// (continue, suppress, failed: three cells a plugin, from the first),
     /// and how long its pending verdicts took.
@@ -66,7 +68,7 @@ package final class DataStage: VerdictTaker {
         self.pendingDurations = pendingDurations
         handlers = Handler.table(plugins.data)
         self.timeout = timeout
-        timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
+        deadlineAfter = UInt64(max(0, timeout) * 1e9) &+ MonotonicClock.coarseTick()
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = inbox }
     }
@@ -92,7 +94,8 @@ package final class DataStage: VerdictTaker {
             journal.leave()
             if verdict == PH_PENDING {
                 flight.isWaiting = true
-                flight.deadline = MonotonicClock.now() &+ timeoutNanoseconds
+                // From the coarse clock (a read per message costs), a tick later: never early.
+                flight.deadline = MonotonicClock.coarse() &+ deadlineAfter
                 waiting += 1
                 // A verdict from elsewhere comes back with its record: no lookup.
                 if handler.remote == nil { pending[flight.message.handleAddress] = flight }
@@ -131,7 +134,7 @@ package final class DataStage: VerdictTaker {
     /// Notes how long a pending verdict took to come (or to be given up on).
     private func notePending(_ flight: InFlight) {
         guard let pendingDurations else { return }
-        let waited = MonotonicClock.now() &- (flight.deadline &- timeoutNanoseconds)
+        let waited = MonotonicClock.now() &- (flight.deadline &- deadlineAfter)
         pendingDurations[flight.next].record(Double(waited) / 1e9)
     }
 
@@ -190,9 +193,9 @@ package final class DataStage: VerdictTaker {
     func expireDeadlines() {
         guard let first = soonest else { return }
         let now = MonotonicClock.now()
-        guard first.deadline <= now else { return }
-        while let (flight, deadline) = soonest, deadline <= now {
-            _ = deadlines.removeFirst()
+        guard first <= now else { return }
+        while let deadline = soonest, deadline <= now {
+            let flight = deadlines.removeFirst().flight
             let name = names[flight.next]
             pending[flight.message.handleAddress] = nil
             notePending(flight)
@@ -206,13 +209,12 @@ package final class DataStage: VerdictTaker {
         }
     }
 
-    /// The pending message whose deadline is soonest, dropping the entries
-    /// before it whose message went on meanwhile.
-    private var soonest: (flight: InFlight, deadline: UInt64)? {
+    /// The soonest deadline of a pending message (the first entry's, read
+    /// in place), dropping the entries before it whose message went on meanwhile.
+    private var soonest: UInt64? {
         while !deadlines.isEmpty {
-            let flight = deadlines[0].flight
             // A record waits once per deadline: an entry with another one is of a wait that ended.
-            if flight.isWaiting && flight.deadline == deadlines[0].deadline { return deadlines[0] }
+            if deadlines[0].flight.isWaiting && deadlines[0].flight.deadline == deadlines[0].deadline { return deadlines[0].deadline }
             _ = deadlines.removeFirst()
         }
         return nil
@@ -233,6 +235,6 @@ package final class DataStage: VerdictTaker {
 
     /// Milliseconds until the nearest deadline, or -1 when nothing is pending.
     func millisecondsToNextDeadline() -> Int32 {
-        soonest.map { MonotonicClock.milliseconds(until: $0.deadline) } ?? -1
+        soonest.map { MonotonicClock.milliseconds(until: $0) } ?? -1
     }
 }
