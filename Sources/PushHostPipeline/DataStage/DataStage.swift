@@ -33,9 +33,7 @@ package final class DataStage: VerdictTaker {
     private let journal: CrashJournal
     private let logger: Logger
     private let timeout: Double
-    /// A pending verdict's deadline after the coarse clock's reading: the
-    /// timeout, and the tick by which that clock may lag.
-    private let deadlineAfter: UInt64
+    private let timeoutNanoseconds: UInt64
     /// With `--metrics`: where each data plugin's verdicts are counted
     /// (continue, suppress, failed: three cells a plugin, from the first),
     /// and how long its pending verdicts took.
@@ -68,7 +66,7 @@ package final class DataStage: VerdictTaker {
         self.pendingDurations = pendingDurations
         handlers = Handler.table(plugins.data)
         self.timeout = timeout
-        deadlineAfter = UInt64(max(0, timeout) * 1e9) &+ MonotonicClock.coarseTick()
+        timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
         for plugin in plugins.instances { plugin.context.verdicts = inbox }
     }
@@ -94,8 +92,9 @@ package final class DataStage: VerdictTaker {
             journal.leave()
             if verdict == PH_PENDING {
                 flight.isWaiting = true
-                // From the coarse clock (a read per message costs), a tick later: never early.
-                flight.deadline = MonotonicClock.coarse() &+ deadlineAfter
+                // From the coarse clock: a read of the other one per message
+                // costs, and a deadline a tick early at most changes nothing.
+                flight.deadline = MonotonicClock.coarse() &+ timeoutNanoseconds
                 waiting += 1
                 // A verdict from elsewhere comes back with its record: no lookup.
                 if handler.remote == nil { pending[flight.message.handleAddress] = flight }
@@ -134,7 +133,7 @@ package final class DataStage: VerdictTaker {
     /// Notes how long a pending verdict took to come (or to be given up on).
     private func notePending(_ flight: InFlight) {
         guard let pendingDurations else { return }
-        let waited = MonotonicClock.now() &- (flight.deadline &- deadlineAfter)
+        let waited = MonotonicClock.now() &- (flight.deadline &- timeoutNanoseconds)
         pendingDurations[flight.next].record(Double(waited) / 1e9)
     }
 

@@ -20,13 +20,6 @@ package enum MonotonicClock {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    /// How far ``coarse()`` may lag behind ``now()``: its tick, in nanoseconds.
-    package static func coarseTick() -> UInt64 {
-        var resolution = timespec()
-        clock_getres(CLOCK_MONOTONIC_COARSE, &resolution)
-        return UInt64(resolution.tv_sec) &* 1_000_000_000 &+ UInt64(resolution.tv_nsec)
-    }
-
     /// Milliseconds from now until `deadline`, rounded up: 0 once it passed.
     package static func milliseconds(until deadline: UInt64) -> Int32 {
         let now = now()
