@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PushHostRecords
 import PushHostSystem
 
 /// The frames the host and a worker exchange over their socket pair, many

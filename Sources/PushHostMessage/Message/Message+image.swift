@@ -5,9 +5,9 @@ import PushHostSystem
 /// A message as the host read it, for a worker process to read it the same
 /// without parsing it again: a header (the layout, its record's source and
 /// what else the host worked out), the JSON tape, the bytes and the
-/// source's name, in one block whose every part starts 8-aligned. The worker runs the same executable, so the header's
-/// memory means the same there; it trusts the host with the block, as it
-/// trusts the host's calls.
+/// source's name, in one block whose every part starts 8-aligned. The
+/// worker runs the same executable, so the header's memory means the same
+/// there; it trusts the host with the block, as it trusts the host's calls.
 extension Message {
     /// What a message holds besides its bytes and tape.
     struct ImageHeader: BitwiseCopyable {
@@ -106,7 +106,7 @@ extension Message {
                     name.withUTF8 { (image + parts.name).copyMemory(from: $0.baseAddress!, byteCount: nameCount) }
                 }
                 let header = image.assumingMemoryBound(to: ImageHeader.self)
-                // From place to place, in one go: the layout is large.
+                // Pointee to pointee, with no copy in between: the layout is large.
                 header.pointee.layout = message.shown.pointee.layout
                 header.pointee.lifetime = message.lifetime
                 header.pointee.dataObject = message.dataObject
@@ -136,7 +136,7 @@ extension Message {
         case 1: shown.pointee.source = .spool(file: Self.sourceName(image + parts.name, nameCount), line: number < 0 ? nil : number)
         default: shown.pointee.source = .plugin(name: Self.sourceName(image + parts.name, nameCount), record: number)
         }
-        // From place to place, in one go: the layout is large.
+        // Pointee to pointee, with no copy in between: the layout is large.
         shown.pointee.layout = header.pointee.layout
         shown.pointee.lifetime = header.pointee.lifetime
         dataObject = header.pointee.dataObject
