@@ -85,8 +85,6 @@ package final class Worker: RemotePlugin {
     /// The calls posted and not answered yet, oldest first.
     @exclusivity(unchecked) private var calls = Fifo<Call>()
     @exclusivity(unchecked) private var nextID: UInt64 = 1
-    /// The calls that returned, ever (a take counts its own for the watchdog).
-    @exclusivity(unchecked) private var returnedCount: UInt64 = 0
     /// Data calls that returned `PH_PENDING`, by call id: their message's handle and record.
     @exclusivity(unchecked) private var pending: [UInt64: (address: UInt, flight: InFlight)] = [:]
     /// Interceptor turns whose `intercept` returned and which have not ended, by call id: their chain.
@@ -417,7 +415,8 @@ package final class Worker: RemotePlugin {
         let ring = process.ring
         // First: the frames it put before it stored this are all in the take.
         let through = ring.returnedThrough
-        let before = returnedCount
+        // Calls' ids run on, and only what returned moves this in a take: it counts them.
+        let before = answeredThrough
         var malformed: MalformedAnswer?
         do throws(MalformedAnswer) {
             _ = try ring.take { batch in
@@ -439,7 +438,7 @@ package final class Worker: RemotePlugin {
                     ? "a last returned call \(through), before call \(taken), which it said it returned from"
                     : "a return from call \(through), which was never made")
         }
-        if returnedCount != before { process.noteReturned(returnedCount &- before) }
+        if answeredThrough != before { process.noteReturned(answeredThrough &- before) }
         if let malformed, !rejected { reject(process, malformed.description) }
     }
 
@@ -531,7 +530,6 @@ package final class Worker: RemotePlugin {
     /// Applies what the call `call`, the oldest, returned.
     private func returned(_ call: Call, verdict: ph_verdict, problem: String?, verdicts: Workers.VerdictSink) {
         answeredThrough = call.id
-        returnedCount &+= 1
         if !texts.isEmpty { texts[call.id] = nil }
         if call.handler == .onData {
             if verdict == PH_PENDING {
