@@ -157,7 +157,9 @@ package final class Worker: RemotePlugin {
         workers.metrics?.started(name, again: startedAt != 0)
         startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
-        process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox, worker = ObjectIdentifier(self)] status in
+        process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox] in
+            inbox.post(.answersWaiting)
+        } ended: { [inbox = workers.inbox, worker = ObjectIdentifier(self)] status in
             inbox.post(.ended(worker: worker, process: generation, status))
         }
         process.results.deliver = { [unowned self] record, result, line in

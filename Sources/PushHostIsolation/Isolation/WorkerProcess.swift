@@ -184,10 +184,11 @@ package final class WorkerProcess: @unchecked Sendable {
     }
 
     /// Starts the thread that kills the worker when a call goes over
-    /// `timeout` seconds (0: never), and calls `ended` with its wait status
-    /// once it is gone.
-    func startWatching(timeout: Double, ended: @escaping @Sendable (Int32) -> Void) {
-        let watcher = Watcher(process: self, timeout: timeout, ended: ended)
+    /// `timeout` seconds (0: never), calls `waiting` when it finds answers
+    /// the host has not taken during a call, and `ended` with the worker's
+    /// wait status once it is gone.
+    func startWatching(timeout: Double, waiting: @escaping @Sendable () -> Void, ended: @escaping @Sendable (Int32) -> Void) {
+        let watcher = Watcher(process: self, timeout: timeout, waiting: waiting, ended: ended)
         DetachedThread.startOrFail { watcher.run() }
     }
 
@@ -344,11 +345,13 @@ private final class MalformedNote: Sendable {
 private final class Watcher {
     let process: WorkerProcess
     let timeout: UInt64
+    let waiting: @Sendable () -> Void
     let ended: @Sendable (Int32) -> Void
 
-    init(process: WorkerProcess, timeout: Double, ended: @escaping @Sendable (Int32) -> Void) {
+    init(process: WorkerProcess, timeout: Double, waiting: @escaping @Sendable () -> Void, ended: @escaping @Sendable (Int32) -> Void) {
         self.process = process
         self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
+        self.waiting = waiting
         self.ended = ended
     }
 
@@ -379,7 +382,12 @@ private final class Watcher {
     private func checkTimeout() {
         guard timeout != .max, process.posted.load(ordering: .relaxed) > process.returned.load(ordering: .relaxed) else { return }
         // Answers the host has not taken yet: the worker is not the one behind.
-        if process.ring.isWaitingForHost { return process.progress.store(MonotonicClock.coarse(), ordering: .relaxed) }
+        // The host is woken for them, in case the worker wrote them without
+        // the wake-up it owes: a hang then comes to its deadline.
+        if process.ring.isWaitingForHost {
+            process.progress.store(MonotonicClock.coarse(), ordering: .relaxed)
+            return waiting()
+        }
         guard MonotonicClock.coarse() &- process.progress.load(ordering: .relaxed) > timeout else { return }
         process.kill(for: .handlerTimeout)
     }

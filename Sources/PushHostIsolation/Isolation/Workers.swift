@@ -40,6 +40,8 @@ enum WorkerEvent: Sendable {
     case ended(worker: ObjectIdentifier, process: ObjectIdentifier, Int32)
     /// Data verdicts came in during a wait, for the dispatch loop to apply.
     case held
+    /// A worker's watcher found answers the dispatch thread has not taken.
+    case answersWaiting
 }
 
 /// The isolated plugins of a run (``RemotePlaces``): their answers and what
@@ -192,7 +194,7 @@ package final class Workers: RemotePlaces {
                     // What it answered before it ended comes first.
                     worker.takeAnswers(verdicts: verdicts)
                     worker.ended(status, verdicts: verdicts)
-                case .held:
+                case .held, .answersWaiting:
                     break
                 }
             }

@@ -90,7 +90,9 @@ static const char *or_null(const char *text) { return text ? text : "NULL"; }
  * - `ring-quiet-lie`: the same lie told by the last returned call;
  * - `ring-returned-back`: the last returned call set back to 0, after the
  *   host took the ones before (a worker that goes back would keep its
- *   watcher waiting for the host).
+ *   watcher waiting for the host);
+ * - `ring-sneak`: the lie of `ring-quiet-lie` told 300 ms after the host
+ *   went to sleep, without the wake-up a worker owes it.
  *
  * Each `ring-` attack first waits (10 s at most) until the host took every
  * answer the ring holds (its read position at 64 is the write position,
@@ -224,6 +226,10 @@ static int forge(worker *self, const char *fault) {
     } else if (strcmp(fault, "ring-quiet-lie") == 0) {
         __atomic_store_n(position(ring, 384), __atomic_load_n(position(ring, 256), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
         wake_host();
+    } else if (strcmp(fault, "ring-sneak") == 0) {
+        struct timespec asleep = {0, 300000000L};
+        nanosleep(&asleep, NULL);
+        __atomic_store_n(position(ring, 384), __atomic_load_n(position(ring, 256), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
     } else if (strcmp(fault, "ring-lie") == 0) {
         header(frame, 16, KIND_RETURNED, __atomic_load_n(position(ring, 256), __ATOMIC_ACQUIRE));
         ring_put(ring, frame, 20);
