@@ -278,7 +278,7 @@ package final class Worker: RemotePlugin {
             live._withUnsafeGuaranteedRef { $0.notePosted() }
         }
         // Its last use: the queue takes it over, with no count more.
-        calls.append(call)
+        calls.append(consume call)
         return nextID - 1
     }
 
@@ -305,9 +305,14 @@ package final class Worker: RemotePlugin {
         var image: Message.Image?
         var size = WorkerFrame.headerSize
         if call.address != 0 {
-            let message = call.handler == .intercept
-                ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
-            image = Message.image(of: message)
+            if call.flight != nil {
+                // Its record at hand (borrowed from the call: no count).
+                image = call.flight.unsafelyUnwrapped.message.image(handle: call.address)
+            } else {
+                let message = call.handler == .intercept
+                    ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!
+                image = Message.image(of: message)
+            }
             size += 4 + (image?.size ?? 0)
         }
         if hasTexts && (image != nil || call.address == 0) { size += FrameCursor.size(ofField: first) + FrameCursor.size(ofField: second) }
@@ -403,7 +408,7 @@ package final class Worker: RemotePlugin {
         let busy = lastUI > answeredThrough
         guard busy != countedAsBusy else { return }
         countedAsBusy = busy
-        workers.noteUIUnderWay(busy)
+        workers.noteUIUnderWay(busy, by: self)
     }
 
     // MARK: What comes back

@@ -251,7 +251,7 @@ struct FrameCursor {
 
     /// Zeros up to `end`.
     mutating func pad(to end: UnsafeMutableRawPointer) {
-        at.initializeMemory(as: UInt8.self, repeating: 0, count: end - at)
+        if at < end { at.initializeMemory(as: UInt8.self, repeating: 0, count: end - at) }
         at = end
     }
 }

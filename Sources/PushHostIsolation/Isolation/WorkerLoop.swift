@@ -308,7 +308,7 @@ package final class WorkerLoop {
         let problem = message.takeProblem()
         if handler == .onData && verdict == PH_PENDING {
             // Its plugin may read it later, from any thread: it is kept.
-            message.detach()
+            message.detach(locked: true)
             pending[message.handleAddress] = (id, held.takeRetainedValue())
             held = .passRetained(MessagePool.take())
         } else {

@@ -30,7 +30,8 @@ package final class WorkerProcess: @unchecked Sendable {
     /// The host's end of the socket pair.
     let socket: Int32
     let ring: WorkerRing
-    /// Calls posted (dispatch thread), and calls returned (reader thread).
+    /// Calls posted, and calls returned: written by the dispatch thread
+    /// alone (a load and a store, no read-modify-write), read by the watcher.
     let posted = Atomic<UInt64>(0)
     let returned = Atomic<UInt64>(0)
     /// When the calls last made progress (monotonic ns, the coarse clock:
@@ -246,7 +247,8 @@ package final class WorkerProcess: @unchecked Sendable {
 
     /// Notes a posted call; the clock of a worker that had nothing to do starts now.
     func notePosted() {
-        let before = posted.wrappingAdd(1, ordering: .relaxed).oldValue
+        let before = posted.load(ordering: .relaxed)
+        posted.store(before &+ 1, ordering: .relaxed)
         if before == returned.load(ordering: .relaxed) { progress.store(MonotonicClock.coarse(), ordering: .relaxed) }
     }
 
@@ -290,7 +292,7 @@ package final class WorkerProcess: @unchecked Sendable {
 
     /// Notes that `count` calls returned (dispatch thread, as it takes their answers).
     func noteReturned(_ count: UInt64) {
-        returned.wrappingAdd(count, ordering: .relaxed)
+        returned.store(returned.load(ordering: .relaxed) &+ count, ordering: .relaxed)
         progress.store(MonotonicClock.coarse(), ordering: .relaxed)
     }
 

@@ -345,11 +345,10 @@ private final class Ring {
         let skipped = count <= capacity - offset ? 0 : capacity - offset
         if known < skipped + count { known = try room() }
         guard known >= skipped + count else { return nil }
-        if skipped > 0 {
-            (data + offset).storeBytes(of: 0, as: UInt32.self)
-            advance(skipped)
-        }
-        return data + Int(wrote % UInt64(capacity))
+        guard skipped > 0 else { return data + offset }
+        (data + offset).storeBytes(of: 0, as: UInt32.self)
+        advance(skipped)
+        return data
     }
 
     /// After `count` bytes were written where ``reserve(_:)`` said.

@@ -94,9 +94,9 @@ package final class Workers: RemotePlaces {
         return problem
     }
 
-    /// A worker's UI calls began to be, or ceased to be, under way.
-    func noteUIUnderWay(_ busy: Bool) {
-        uiCalls.busy += busy ? 1 : -1
+    /// The UI calls of `worker` began to be, or ceased to be, under way.
+    func noteUIUnderWay(_ busy: Bool, by worker: Worker) {
+        uiCalls.note(Unmanaged.passUnretained(worker).toOpaque(), busy: busy)
     }
 
     package func waitForUICalls(except: (any RemotePlugin)?) {

@@ -80,13 +80,20 @@ extension Message {
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return nil }
         // Never freed (see the type): no reference count is taken.
-        let message = Unmanaged<Message>.fromOpaque(object)
-        return message._withUnsafeGuaranteedRef { message in
-            guard message.handle == slot, message.input != nil, message.tape != nil else { return nil }
-            let nameCount = message.sourceNameCount
-            let parts = imageParts(inputCount: message.inputCount, tapeCount: message.tapeCount, nameCount: nameCount)
-            return Image(message: Unmanaged.passUnretained(message), size: parts.size, nameCount: nameCount)
-        }
+        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.image(handle: slot) }
+    }
+
+    /// Its image, while it still has the handle at `address` (its record
+    /// at hand: no lookup); nil once it has another. [dispatch thread]
+    package func image(handle address: UInt) -> Image? {
+        image(handle: Handles.Slot(bitPattern: address))
+    }
+
+    private func image(handle slot: Handles.Slot?) -> Image? {
+        guard handle == slot, input != nil, tape != nil else { return nil }
+        let nameCount = sourceNameCount
+        let parts = Self.imageParts(inputCount: inputCount, tapeCount: tapeCount, nameCount: nameCount)
+        return Image(message: Unmanaged.passUnretained(self), size: parts.size, nameCount: nameCount)
     }
 
     /// A message's image, as ``image(of:)`` found it.
@@ -106,8 +113,7 @@ extension Message {
                     name.withUTF8 { (image + parts.name).copyMemory(from: $0.baseAddress!, byteCount: nameCount) }
                 }
                 let header = image.assumingMemoryBound(to: ImageHeader.self)
-                // Pointee to pointee, with no copy in between: the layout is large.
-                header.pointee.layout = message.shown.pointee.layout
+                copyLayout(from: message.shownLayout, to: UnsafeMutableRawPointer(header) + headerLayout)
                 header.pointee.lifetime = message.lifetime
                 header.pointee.dataObject = message.dataObject
                 header.pointee.target = message.target
@@ -125,7 +131,7 @@ extension Message {
 
     /// Points the message at the image at `image` (8-aligned, written by
     /// ``Image/write(to:)`` in the host), borrowing it: every field, and its
-    /// record's source, reads as it did in the host. `detach()` copies it.
+    /// record's source, reads as it did in the host. `detach(locked:)` copies it.
     package func adopt(image: UnsafeRawPointer) {
         let header = image.assumingMemoryBound(to: ImageHeader.self)
         let nameCount = Int(header.pointee.sourceNameCount)
@@ -136,8 +142,7 @@ extension Message {
         case 1: shown.pointee.source = .spool(file: Self.sourceName(image + parts.name, nameCount), line: number < 0 ? nil : number)
         default: shown.pointee.source = .plugin(name: Self.sourceName(image + parts.name, nameCount), record: number)
         }
-        // Pointee to pointee, with no copy in between: the layout is large.
-        shown.pointee.layout = header.pointee.layout
+        Self.copyLayout(from: UnsafeRawPointer(header) + Self.headerLayout, to: shownLayout)
         shown.pointee.lifetime = header.pointee.lifetime
         dataObject = header.pointee.dataObject
         target = header.pointee.target
@@ -147,6 +152,17 @@ extension Message {
         tape = (image + parts.tape).assumingMemoryBound(to: JSONToken.self)
         tapeCount = Int(header.pointee.tapeCount)
     }
+
+    /// A layout copied as bytes, in place: copied as a value, its every
+    /// field takes a move of its own.
+    @inline(__always)
+    private static func copyLayout(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer) {
+        target.copyMemory(from: source, byteCount: MemoryLayout<MessageLayout>.size)
+    }
+
+    /// Where the layout is in an image's header, and in the message.
+    private static var headerLayout: Int { MemoryLayout<ImageHeader>.offset(of: \.layout)! }
+    private var shownLayout: UnsafeMutableRawPointer { UnsafeMutableRawPointer(shown) + MemoryLayout<Shown>.offset(of: \.layout)! }
 
     private static func sourceName(_ bytes: UnsafeRawPointer, _ count: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Nothing is copied or unescaped up front. A message first borrows the
 /// input buffer and the reader's tape; when it must outlive them (its data
-/// stage is pending, or it queues behind one that is) `detach()` copies both.
+/// stage is pending, or it queues behind one that is) `detach(locked:)` copies both.
 /// The strings handed to plugins are copied on request into the message's
 /// ``MessageArena`` and live until `reset()`, when the message is done.
 ///
@@ -194,17 +194,25 @@ import Synchronization
         }
     }
 
-    /// Copies the borrowed bytes and tape, so the message outlives the input buffer.
-    package func detach() {
+    /// Copies the borrowed bytes and tape, so the message outlives the
+    /// input buffer; under its lock when `locked` (a plugin in the host may
+    /// read it meanwhile, on another thread).
+    package func detach(locked: Bool) {
         guard owned == nil, let input, let tape else { return }
         let (bytes, tokens) = storage(input: inputCount, tape: tapeCount)
         bytes.copyMemory(from: UnsafeRawBufferPointer(start: input, count: inputCount))
         _ = tokens.initialize(from: UnsafeBufferPointer(start: tape, count: tapeCount))
-        strings.withLock { _ in
-            self.input = UnsafePointer(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            self.tape = UnsafePointer(tokens.baseAddress!)
+        if locked {
+            strings.withLock { _ in point(at: bytes, tokens) }
+        } else {
+            point(at: bytes, tokens)
         }
         owned = (bytes, tokens)
+    }
+
+    private func point(at bytes: UnsafeMutableRawBufferPointer, _ tokens: UnsafeMutableBufferPointer<JSONToken>) {
+        input = UnsafePointer(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        tape = UnsafePointer(tokens.baseAddress!)
     }
 
     /// Room for `input` bytes and `tape` tokens: what was kept, when it is large enough.

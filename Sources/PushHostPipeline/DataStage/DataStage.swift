@@ -87,9 +87,7 @@ package final class DataStage: VerdictTaker {
     func run(_ flight: InFlight) {
         while flight.next < handlers.count {
             let handler = handlers[flight.next]
-            journal.enter(.onData, plugin: handler.plugin, source: flight.message.source)
-            let verdict = handler.data(flight)
-            journal.leave()
+            let verdict = handler.data(flight, journal: journal)
             if verdict == PH_PENDING {
                 flight.isWaiting = true
                 // From the coarse clock: a read of the other one per message

@@ -26,11 +26,13 @@ import PushHostPort
 /// Everything here runs on the dispatch thread, so no two handlers of one
 /// plugin ever run at once.
 package final class Pipeline: Intake, Awaited {
+    /// A queued record. Every kind but a message (rare in a queue) is
+    /// boxed: a message moves in and out as one reference.
     enum Waiting {
         case message(InFlight)
-        case event(HostEvent, RecordSource, RecordCompletion?)
-        case rejected(RecordError, RecordSource, RecordCompletion?)
-        case unrouted(Unrouted, RecordSource, RecordCompletion?)
+        indirect case event(HostEvent, RecordSource, RecordCompletion?)
+        indirect case rejected(RecordError, RecordSource, RecordCompletion?)
+        indirect case unrouted(Unrouted, RecordSource, RecordCompletion?)
     }
 
     /// A record that gets its report line without any plugin called. Both
@@ -45,13 +47,19 @@ package final class Pipeline: Intake, Awaited {
     }
 
     /// A message whose UI calls end later (elsewhere): its report line
-    /// waits for `ticket` (and every line behind it waits too).
-    private struct Delivered {
+    /// waits for `ticket` (and every line behind it waits too). Not
+    /// copied: its record moves on to ``keep(_:)`` with no count taken.
+    private struct Delivered: ~Copyable {
         let flight: InFlight
         let route: Route
         /// The visible screens' names, for a route to a screen.
         let screens: [String]?
         let ticket: Ticket?
+
+        /// Its parts, its record moved out.
+        consuming func parts() -> (flight: InFlight, route: Route, screens: [String]?) {
+            (flight, route, screens)
+        }
     }
 
     package let interceptors: Interceptors
@@ -92,7 +100,7 @@ package final class Pipeline: Intake, Awaited {
     private(set) package var gaveUpAtStop = false
     /// Records whose line went out after a UI call elsewhere, kept for the
     /// next messages instead of being freed.
-    @exclusivity(unchecked) private var spare: [InFlight] = []
+    @exclusivity(unchecked) private var spare = Fifo<InFlight>()
     /// The message whose data stage or UI stage is under way (not
     /// retained: set only while it is), for a watchdog that gives up on it.
     @exclusivity(unchecked) unowned(unsafe) private(set) var underWay: InFlight?
@@ -251,7 +259,7 @@ package final class Pipeline: Intake, Awaited {
     /// which arrived at `arrival` (0: now), on: to the interceptors, then
     /// into the ordered stream.
     @inline(__always)
-    private func proceed(_ flight: InFlight, _ completion: RecordCompletion?, arrival: Int64) {
+    private func proceed(_ flight: consuming InFlight, _ completion: RecordCompletion?, arrival: Int64) {
         if let completion { flight.completion = completion }
         if flight.message.lifetime != .unlimited { flight.arrival = arrival != 0 ? arrival : wallClockMilliseconds() }
         if !interceptors.isEmpty, interceptors.run(flight) == .held {
@@ -266,7 +274,7 @@ package final class Pipeline: Intake, Awaited {
     /// (unless stopped), then its place in the ordered stream. The current
     /// record (not one an interceptor held) is used again when it is done.
     @inline(__always)
-    private func enter(_ flight: InFlight, isCurrent: Bool) {
+    private func enter(_ flight: consuming InFlight, isCurrent: Bool) {
         underWay = flight
         defer { underWay = nil }
         if flight.interception.stop == nil && (expiredMeetsData || !hasExpired(flight)) { dataStage.run(flight) }
@@ -274,8 +282,7 @@ package final class Pipeline: Intake, Awaited {
             if finish(flight) {
                 if isCurrent { flight.recycle() }
             } else if isCurrent {
-                // Its report line waits for a call elsewhere: it keeps a copy of its bytes.
-                flight.message.detach()
+                // Its report line waits for a call elsewhere: the next message gets another record.
                 current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
             }
             return
@@ -283,10 +290,10 @@ package final class Pipeline: Intake, Awaited {
         if isCurrent {
             // It must wait (for its own data stage or for those before it): it
             // keeps a copy of its bytes, and the next message gets a fresh record.
-            flight.message.detach()
+            flight.detach(locked: handlesReachPlugins)
             current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
         }
-        queue.append(.message(flight))
+        queue.append(.message(consume flight))
         drain()
     }
 
@@ -332,21 +339,21 @@ package final class Pipeline: Intake, Awaited {
     private func writeDelivered() {
         while !delivered.isEmpty {
             if let ticket = delivered[0].ticket, !ticket.hasEnded { return }
-            let entry = delivered.removeFirst()
-            if entry.flight.message.isGivenUp {
+            let (flight, route, screens) = delivered.removeFirst().parts()
+            if flight.message.isGivenUp {
                 // A stop gave its UI call up: it ends as at a stop.
-                stopped(entry.flight, reason: entry.flight.message.takeProblem() ?? "", route: entry.route, screens: entry.screens ?? [])
+                stopped(flight, reason: flight.message.takeProblem() ?? "", route: route, screens: screens ?? [])
                 continue
             }
-            report(entry.flight, route: entry.route, screens: entry.screens ?? [])
-            keep(entry.flight)
+            report(flight, route: route, screens: screens ?? [])
+            keep(flight)
         }
     }
 
     /// Keeps a record that waited, its line written, for a message to come:
     /// as many as may wait at once (pending, queued, delivered), so that
     /// none is made again per message.
-    private func keep(_ flight: InFlight) {
+    private func keep(_ flight: consuming InFlight) {
         guard spare.count < 4 * max(64, maxPending) else { return }
         flight.recycle()
         if handlesReachPlugins {
@@ -473,25 +480,29 @@ package final class Pipeline: Intake, Awaited {
 
     // MARK: The end of a record's way
 
-    private func finish(_ waiting: Waiting) {
-        if case .message(let flight) = waiting {
+    /// Consumed: a message's record moves on to ``keep(_:)`` with no count taken.
+    private func finish(_ waiting: consuming Waiting) {
+        switch consume waiting {
+        case .message(let flight):
             if finish(flight) { keep(flight) }
-            return
-        }
-        // An event may call handlers in the host; none runs beside a UI call elsewhere.
-        settle()
-        switch waiting {
-        case .message: break
-        case .event(let event, let source, let completion): apply(event, source: source, completion: completion)
-        case .rejected(let error, let source, let completion): reject(error, source: source, completion: completion)
-        case .unrouted(let record, let source, let completion): writeLine(of: record, source: source, completion: completion)
+        case .event(let event, let source, let completion):
+            // An event may call handlers in the host; none runs beside a UI call elsewhere.
+            settle()
+            apply(event, source: source, completion: completion)
+        case .rejected(let error, let source, let completion):
+            settle()
+            reject(error, source: source, completion: completion)
+        case .unrouted(let record, let source, let completion):
+            settle()
+            writeLine(of: record, source: source, completion: completion)
         }
     }
 
     /// Decides the message's status from its verdicts, runs its UI stage
     /// when they allow it, and writes its report line; false when the line
     /// waits for a UI call that ends later (or for one before it), and the
-    /// message is kept until then.
+    /// record is kept in `delivered` until then (its message keeping a
+    /// copy of its bytes).
     private func finish(_ flight: InFlight) -> Bool {
         underWay = flight
         defer { underWay = nil }
@@ -506,6 +517,7 @@ package final class Pipeline: Intake, Awaited {
         // The screens' names matter to the report only when a screen was called.
         let screens = taken == .background || taken == .none ? nil : app.visibleNames
         guard deliveredIsEmpty && ticket == nil else {
+            flight.detach(locked: handlesReachPlugins)
             delivered.append(Delivered(flight: flight, route: taken, screens: screens, ticket: ticket))
             return false
         }

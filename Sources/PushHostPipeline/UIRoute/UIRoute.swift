@@ -76,10 +76,7 @@ final class UIRoute {
     @inline(__always)
     private func call(_ handler: Handler, _ kind: PluginHandler, _ message: Message) -> Ticket? {
         scheduler.beforeCall(handler)
-        journal.enter(kind, plugin: handler.plugin, source: message.source)
-        let ticket = handler.deliver(kind, message)
-        journal.leave()
-        return ticket
+        return handler.deliver(kind, message, journal: journal)
     }
 
     /// The plugins `route` called, as the report's JSON array, given the

@@ -58,6 +58,12 @@ import PushHostMessage
         next += 1
     }
 
+    /// Its message keeps a copy of its bytes (``Message/detach(locked:)``):
+    /// the record waits. A call from here takes no count of the message.
+    package func detach(locked: Bool) {
+        message.detach(locked: locked)
+    }
+
     /// Makes this in-flight record ready for the next message, keeping
     /// capacity and the message's handle.
     package func recycle() {

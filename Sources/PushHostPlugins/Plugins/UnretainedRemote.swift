@@ -9,7 +9,7 @@ import PushHostRecords
 /// Valid while its ``PluginInstance`` lives; the stages that call it never
 /// outlive their plugin set.
 @usableFromInline package struct UnretainedRemote {
-    @usableFromInline let object: UnsafeMutableRawPointer
+    @usableFromInline package let object: UnsafeMutableRawPointer
     @usableFromInline let type: any RemotePlugin.Type
     /// The plugin, for the calls that are not made per message (they retain it).
     @usableFromInline package unowned(unsafe) let plugin: any RemotePlugin

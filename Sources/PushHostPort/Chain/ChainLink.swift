@@ -91,7 +91,7 @@ package final class ChainLink: @unchecked Sendable {
         turn.withLock { turn in
             turn.inCall = false
             guard case .ended(let ending) = turn.state else {
-                turn.carried!.message.detach()
+                turn.carried!.message.detach(locked: true)
                 return nil
             }
             close(&turn, .ended)

@@ -24,6 +24,7 @@ import PushHostPlugins
     @inlinable @inline(__always)
     package func beforeCall(_ handler: Handler) {
         guard uiCalls.busy > 0 else { return }
+        if let only = uiCalls.only, only == handler.remote?.object { return }
         places!.waitForUICalls(except: handler.remote?.plugin)
     }
 

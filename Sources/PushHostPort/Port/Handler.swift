@@ -20,7 +20,7 @@ import PushHostSystem
     @usableFromInline let state: UnsafeMutableRawPointer?
     @usableFromInline let raw: ph_plugin
     /// The plugin's number in load order, as the crash journal names it.
-    package let plugin: Int32
+    @usableFromInline package let plugin: Int32
     /// Where the plugin runs when it does not run in the host.
     @usableFromInline package let remote: UnretainedRemote?
     /// The handlers it has, one bit for each ``PluginHandler``.
@@ -58,18 +58,25 @@ import PushHostSystem
 
     /// `on_data` on the message of `flight`: its verdict, or `PH_PENDING`
     /// when it comes later (through `complete` in the host, with the
-    /// record from elsewhere).
+    /// record from elsewhere). A call that runs in the host is noted in
+    /// `journal` while it runs; one posted elsewhere returns at once, and
+    /// is watched there.
     @inlinable @inline(__always)
-    package func data(_ flight: InFlight) -> ph_verdict {
+    package func data(_ flight: InFlight, journal: CrashJournal) -> ph_verdict {
         if let remote { return remote.callData(flight) }
+        journal.enter(.onData, plugin: plugin, source: flight.message.source)
+        defer { journal.leave() }
         return raw.on_data!(state, flight.message.opaque)
     }
 
     /// `on_background`, `on_target` or `on_mismatch` (`handler`) on
     /// `message`: nil when the call has ended, else the ticket of its end.
+    /// Noted in `journal` as ``data(_:journal:)`` says.
     @inlinable @inline(__always)
-    package func deliver(_ handler: PluginHandler, _ message: Message) -> Ticket? {
+    package func deliver(_ handler: PluginHandler, _ message: Message, journal: CrashJournal) -> Ticket? {
         if let remote { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
+        journal.enter(handler, plugin: plugin, source: message.source)
+        defer { journal.leave() }
         switch handler {
         case .onBackground: raw.on_background!(state, message.opaque)
         case .onTarget: raw.on_target!(state, message.opaque)

@@ -5,7 +5,7 @@
 /// storage is never shared, so no append asks whether it is unique.
 ///
 /// Not copyable: one owner, one storage.
-@usableFromInline package struct Fifo<Element>: ~Copyable {
+@usableFromInline package struct Fifo<Element: ~Copyable>: ~Copyable {
     @usableFromInline var storage: UnsafeMutablePointer<Element>
     @usableFromInline var capacity: Int
     /// Where the first element is, and how many there are.
@@ -63,6 +63,15 @@
     @inlinable @inline(__always)
     package mutating func popFirst() -> Element? {
         count == 0 ? nil : removeFirst()
+    }
+
+    /// Takes the last element (a queue used as a stack: the one put last,
+    /// still warm, comes back first).
+    @inlinable @inline(__always)
+    package mutating func popLast() -> Element? {
+        guard count > 0 else { return nil }
+        count &-= 1
+        return (storage + slot(count)).move()
     }
 
     package mutating func removeAll() {

@@ -12,7 +12,7 @@ extension Message {
             // Written by NtfyRecord from a valid record: valid JSON.
             let document = try! reader.parse(bytes)
             load(document, members: RootMembers(document.root), source: source, platform: platform, targetKey: targetKey)
-            detach()
+            detach(locked: true)
         }
     }
 }
