@@ -59,13 +59,14 @@ import PushHostSystem
     /// `on_data` on the message of `flight`: its verdict, or `PH_PENDING`
     /// when it comes later (through `complete` in the host, with the
     /// record from elsewhere). A call that runs in the host is noted in
-    /// `journal` while it runs; one posted elsewhere returns at once, and
-    /// is watched there.
+    /// `journal` while it runs. One posted elsewhere returns at once and is
+    /// watched there: it is noted only to be timed (`--metrics`).
     @inlinable @inline(__always)
     package func data(_ flight: InFlight, journal: CrashJournal) -> ph_verdict {
-        if let remote { return remote.callData(flight) }
+        if let remote, !journal.isTiming { return remote.callData(flight) }
         journal.enter(.onData, plugin: plugin, source: flight.message.source)
         defer { journal.leave() }
+        if let remote { return remote.callData(flight) }
         return raw.on_data!(state, flight.message.opaque)
     }
 
@@ -74,9 +75,10 @@ import PushHostSystem
     /// Noted in `journal` as ``data(_:journal:)`` says.
     @inlinable @inline(__always)
     package func deliver(_ handler: PluginHandler, _ message: Message, journal: CrashJournal) -> Ticket? {
-        if let remote { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
+        if let remote, !journal.isTiming { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
         journal.enter(handler, plugin: plugin, source: message.source)
         defer { journal.leave() }
+        if let remote { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
         switch handler {
         case .onBackground: raw.on_background!(state, message.opaque)
         case .onTarget: raw.on_target!(state, message.opaque)

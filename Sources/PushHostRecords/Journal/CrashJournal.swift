@@ -74,6 +74,9 @@ import Synchronization
             calls.pointee.timing = newValue != nil
         }
     }
+    /// Whether each call's duration is measured (`--metrics`).
+    @inlinable package var isTiming: Bool { calls.pointee.timing }
+
     /// What the dispatch thread keeps from call to call, in memory of the
     /// journal's own: `enter` and `leave` are inlined in the stages of other
     /// targets, and a stored property of a class that another module writes
