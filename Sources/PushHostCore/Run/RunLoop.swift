@@ -156,6 +156,8 @@ final class RunLoop {
 
     /// Reads the next batch of standard input; a run that has other sources goes on without it.
     private func fillInput() {
+        // The batch at hand goes back to be filled again: the messages that still read it copy it first.
+        if sources.input.batchTaken { pipeline.releaseInput() }
         do {
             try sources.input.fill()
         } catch {

@@ -220,6 +220,16 @@ package final class Worker: RemotePlugin {
         return PH_PENDING
     }
 
+    package func deliver(_ handler: PluginHandler, _ message: Message) -> UInt64? {
+        if case .disabled = phase {
+            message.notePlainProblem(disabledReason)
+            return nil
+        }
+        let call = enqueue(handler, address: message.handleAddress, message: .passUnretained(message))
+        if out.count >= 1 << 16 { flush() }
+        return call
+    }
+
     package func post(_ handler: PluginHandler, _ message: OpaquePointer?, _ first: String?, _ second: String?) -> UInt64? {
         if case .disabled = phase {
             if let message { Message.noteProblem(message, disabledReason) }
@@ -267,14 +277,15 @@ package final class Worker: RemotePlugin {
     /// Adds a call to those under way, and encodes it for a running worker; its id.
     @discardableResult
     private func enqueue(
-        _ handler: PluginHandler, address: UInt = 0, flight: InFlight? = nil, first: String? = nil, second: String? = nil
+        _ handler: PluginHandler, address: UInt = 0, flight: InFlight? = nil, message: Unmanaged<Message>? = nil, first: String? = nil,
+        second: String? = nil
     ) -> UInt64 {
         let call = Call(id: nextID, handler: handler, address: address, flight: flight)
         if first != nil || second != nil { texts[call.id] = (first, second) }
         nextID += 1
         if Self.isOrdered(handler) { lastUI = call.id }
         if case .running = phase, let live {
-            encode(call, first, second)
+            encode(call, first, second, message: message)
             live._withUnsafeGuaranteedRef { $0.notePosted() }
         }
         // Its last use: the queue takes it over, with no count more.
@@ -299,13 +310,16 @@ package final class Worker: RemotePlugin {
     /// worker reads in place, 8-aligned 24 bytes into the frame, its record's
     /// source in it), or NULL when the message is gone (its data verdict
     /// expired: the worker skips the call); then an action's, a token's or
-    /// an outcome's two texts.
-    private func encode(_ call: Call, _ first: String?, _ second: String?) {
+    /// an outcome's two texts. The message is found from the call's handle,
+    /// unless it is at hand (`message`, or a data call's record).
+    private func encode(_ call: Call, _ first: String?, _ second: String?, message: Unmanaged<Message>? = nil) {
         let hasTexts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
         var image: Message.Image?
         var size = WorkerFrame.headerSize
         if call.address != 0 {
-            if call.flight != nil {
+            if let message {
+                image = message._withUnsafeGuaranteedRef { $0.image(handle: call.address) }
+            } else if call.flight != nil {
                 // Its record at hand (borrowed from the call: no count).
                 image = call.flight.unsafelyUnwrapped.message.image(handle: call.address)
             } else {

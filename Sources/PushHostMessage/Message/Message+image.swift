@@ -113,7 +113,7 @@ extension Message {
                     name.withUTF8 { (image + parts.name).copyMemory(from: $0.baseAddress!, byteCount: nameCount) }
                 }
                 let header = image.assumingMemoryBound(to: ImageHeader.self)
-                copyLayout(from: message.shownLayout, to: UnsafeMutableRawPointer(header) + headerLayout)
+                copyLayout(from: message.layoutAt, to: UnsafeMutableRawPointer(header) + headerLayout)
                 header.pointee.lifetime = message.lifetime
                 header.pointee.dataObject = message.dataObject
                 header.pointee.target = message.target
@@ -142,7 +142,8 @@ extension Message {
         case 1: shown.pointee.source = .spool(file: Self.sourceName(image + parts.name, nameCount), line: number < 0 ? nil : number)
         default: shown.pointee.source = .plugin(name: Self.sourceName(image + parts.name, nameCount), record: number)
         }
-        Self.copyLayout(from: UnsafeRawPointer(header) + Self.headerLayout, to: shownLayout)
+        // Read in place, with no copy (see `layoutAt`).
+        layoutAt = (UnsafeRawPointer(header) + Self.headerLayout).assumingMemoryBound(to: MessageLayout.self)
         shown.pointee.lifetime = header.pointee.lifetime
         dataObject = header.pointee.dataObject
         target = header.pointee.target
@@ -160,9 +161,8 @@ extension Message {
         target.copyMemory(from: source, byteCount: MemoryLayout<MessageLayout>.size)
     }
 
-    /// Where the layout is in an image's header, and in the message.
+    /// Where the layout is in an image's header.
     private static var headerLayout: Int { MemoryLayout<ImageHeader>.offset(of: \.layout)! }
-    private var shownLayout: UnsafeMutableRawPointer { UnsafeMutableRawPointer(shown) + MemoryLayout<Shown>.offset(of: \.layout)! }
 
     private static func sourceName(_ bytes: UnsafeRawPointer, _ count: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)

@@ -31,7 +31,7 @@ import Synchronization
     @inlinable package var source: RecordSource { shown.pointee.source }
     /// `source.kindNumber`, read in place (reading `source` copies it).
     @usableFromInline package var sourceKind: Int { source.kindNumber }
-    @inlinable package var layout: MessageLayout { shown.pointee.layout }
+    @inlinable package var layout: MessageLayout { layoutAt.pointee }
     /// The tape index of `data` when it is one whole object (no merge), or -1.
     var dataObject: Int32 = -1
     /// The tape index of the target, or -1.
@@ -44,6 +44,11 @@ import Synchronization
     /// inlined there is a load (a stored property of a class that another
     /// module reads costs a dynamic exclusivity check at each access).
     @usableFromInline let shown: UnsafeMutablePointer<Shown>
+    /// Where the layout is read: `shown`'s own; in a worker, the image the
+    /// call carries (read in place, until `reset()` or `detach(locked:)`).
+    @usableFromInline var layoutAt: UnsafePointer<MessageLayout>
+    /// `shown`'s layout.
+    var ownLayout: UnsafeMutablePointer<MessageLayout> { shown.pointer(to: \.layout)! }
     @usableFromInline struct Shown {
         @usableFromInline var source = RecordSource.stdin(line: 0)
         @usableFromInline var layout = MessageLayout()
@@ -80,6 +85,7 @@ import Synchronization
     package init() {
         shown = .allocate(capacity: 1)
         shown.initialize(to: Shown())
+        layoutAt = UnsafePointer(shown.pointer(to: \.layout)!)
         handle = Handles.messages.claim(for: address)
     }
 
@@ -138,6 +144,7 @@ import Synchronization
     @inline(__always)
     private func borrow(_ document: JSONDocument, source: RecordSource) {
         shown.pointee.source = source
+        layoutAt = UnsafePointer(ownLayout)
         input = document.input.baseAddress!.assumingMemoryBound(to: UInt8.self)
         inputCount = document.input.count
         tape = document.tape.baseAddress!
@@ -202,6 +209,7 @@ import Synchronization
         let (bytes, tokens) = storage(input: inputCount, tape: tapeCount)
         bytes.copyMemory(from: UnsafeRawBufferPointer(start: input, count: inputCount))
         _ = tokens.initialize(from: UnsafeBufferPointer(start: tape, count: tapeCount))
+        if layoutAt != UnsafePointer(ownLayout) { ownLayout.pointee = layoutAt.pointee }
         if locked {
             strings.withLock { _ in point(at: bytes, tokens) }
         } else {
@@ -213,6 +221,7 @@ import Synchronization
     private func point(at bytes: UnsafeMutableRawBufferPointer, _ tokens: UnsafeMutableBufferPointer<JSONToken>) {
         input = UnsafePointer(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
         tape = UnsafePointer(tokens.baseAddress!)
+        layoutAt = UnsafePointer(ownLayout)
     }
 
     /// Room for `input` bytes and `tape` tokens: what was kept, when it is large enough.
@@ -247,6 +256,7 @@ import Synchronization
         }
         input = nil
         tape = nil
+        layoutAt = UnsafePointer(ownLayout)
         if problem != nil { problem = nil }
         if isGivenUp { isGivenUp = false }
     }

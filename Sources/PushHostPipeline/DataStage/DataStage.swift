@@ -47,9 +47,15 @@ package final class DataStage: VerdictTaker {
     @exclusivity(unchecked) private(set) package var waiting = 0
     /// The same, with the deadline each went pending with, in the order
     /// they did: as every deadline is the same time away, the soonest is
-    /// first. An entry whose message is no longer pending with that
-    /// deadline is dropped when it comes first.
-    @exclusivity(unchecked) private var deadlines = Fifo<(flight: InFlight, deadline: UInt64)>()
+    /// first. Each entry stays at its place from the first one ever
+    /// (`deadlinesTaken` and its position), which its record keeps: when a
+    /// wait ends, its entry's record is cleared, and cleared entries leave
+    /// the front at once. So no entry names a record that no longer waits,
+    /// and none takes a count (a waiting record is held by the queue, and
+    /// by its call or `pending`).
+    @exclusivity(unchecked) private var deadlines = Fifo<(flight: Unmanaged<InFlight>?, deadline: UInt64)>()
+    /// How many entries left the front of `deadlines` so far.
+    private var deadlinesTaken = 0
 
     /// The stage for the data plugins of `plugins`, whose `complete` calls
     /// it takes from now on; a pending verdict counts as failed after
@@ -96,7 +102,8 @@ package final class DataStage: VerdictTaker {
                 waiting += 1
                 // A verdict from elsewhere comes back with its record: no lookup.
                 if handler.remote == nil { pending[flight.message.handleAddress] = flight }
-                deadlines.append((flight, flight.deadline))
+                flight.deadlineEntry = deadlinesTaken &+ deadlines.count
+                deadlines.append((.passUnretained(flight), flight.deadline))
                 return
             }
             record(verdict, for: flight)
@@ -180,8 +187,19 @@ package final class DataStage: VerdictTaker {
         notePending(flight)
         waiting -= 1
         flight.isWaiting = false
+        deadlines[flight.deadlineEntry &- deadlinesTaken].flight = nil
+        dropEnded()
         record(verdict, for: flight, because: reason)
         run(flight)
+    }
+
+    /// Drops the entries at the front of `deadlines` whose wait ended.
+    @inline(__always)
+    private func dropEnded() {
+        while !deadlines.isEmpty && deadlines[0].flight == nil {
+            _ = deadlines.removeFirst()
+            deadlinesTaken &+= 1
+        }
     }
 
     /// Counts every pending verdict past its deadline as failed. The
@@ -192,7 +210,9 @@ package final class DataStage: VerdictTaker {
         let now = MonotonicClock.now()
         guard first <= now else { return }
         while let deadline = soonest, deadline <= now {
-            let flight = deadlines.removeFirst().flight
+            let flight = deadlines.removeFirst().flight!.takeUnretainedValue()
+            deadlinesTaken &+= 1
+            dropEnded()
             let name = names[flight.next]
             pending[flight.message.handleAddress] = nil
             notePending(flight)
@@ -206,15 +226,10 @@ package final class DataStage: VerdictTaker {
         }
     }
 
-    /// The soonest deadline of a pending message (the first entry's, read
-    /// in place), dropping the entries before it whose message went on meanwhile.
+    /// The soonest deadline of a pending message: the first entry's (whose
+    /// wait has not ended), read in place.
     private var soonest: UInt64? {
-        while !deadlines.isEmpty {
-            // A record waits once per deadline: an entry with another one is of a wait that ended.
-            if deadlines[0].flight.isWaiting && deadlines[0].flight.deadline == deadlines[0].deadline { return deadlines[0].deadline }
-            _ = deadlines.removeFirst()
-        }
-        return nil
+        deadlines.isEmpty ? nil : deadlines[0].deadline
     }
 
     /// Stops waiting for every pending verdict (the host is stopping): a
@@ -222,11 +237,11 @@ package final class DataStage: VerdictTaker {
     func forgetPending() {
         // A verdict from elsewhere for one of them finds its record no longer waiting.
         for position in deadlines.indices {
-            let (flight, deadline) = deadlines[position]
-            if flight.isWaiting && flight.deadline == deadline { flight.isWaiting = false }
+            deadlines[position].flight?._withUnsafeGuaranteedRef { $0.isWaiting = false }
         }
         pending.removeAll()
         deadlines.removeAll()
+        deadlinesTaken = 0
         waiting = 0
     }
 

@@ -98,6 +98,11 @@ package final class Pipeline: Intake, Awaited {
     /// Whether a stop gave up a handler still in its call (the host then
     /// exits with status 4, as when it gives one up in the host).
     private(set) package var gaveUpAtStop = false
+    /// The messages that wait and may still read the batch of standard
+    /// input they came in, until ``releaseInput()``; and whether the record
+    /// being taken reads one.
+    @exclusivity(unchecked) private var borrowing = Fifo<Unmanaged<Message>>()
+    private var readsInputBatch = false
     /// Records whose line went out after a UI call elsewhere, kept for the
     /// next messages instead of being freed.
     @exclusivity(unchecked) private var spare = Fifo<InFlight>()
@@ -176,7 +181,9 @@ package final class Pipeline: Intake, Awaited {
                 arrive(.rejected(RecordError(error), record.source, record.completion))
             }
         case .parsed(let document):
+            readsInputBatch = true
             take(document, record)
+            readsInputBatch = false
         case .invalid(let error):
             arrive(.rejected(RecordError(error), record.source, record.completion))
         case .tooLong:
@@ -282,19 +289,43 @@ package final class Pipeline: Intake, Awaited {
             if finish(flight) {
                 if isCurrent { flight.recycle() }
             } else if isCurrent {
-                // Its report line waits for a call elsewhere: the next message gets another record.
+                // Its report line waits for a call elsewhere: it keeps its
+                // bytes, and the next message gets another record.
+                keepBytes(of: flight)
                 current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
             }
             return
         }
         if isCurrent {
             // It must wait (for its own data stage or for those before it): it
-            // keeps a copy of its bytes, and the next message gets a fresh record.
-            flight.detach(locked: handlesReachPlugins)
+            // keeps its bytes, and the next message gets a fresh record.
+            keepBytes(of: flight)
             current = spare.popLast() ?? InFlight(dataPlugins: dataStage.count)
         }
         queue.append(.message(consume flight))
         drain()
+    }
+
+    /// The current record's message, which must wait, keeps its bytes: a
+    /// copy now, or, when it reads a batch of standard input, the batch
+    /// itself until ``releaseInput()`` (by then most waits are over).
+    @inline(__always)
+    private func keepBytes(of flight: InFlight) {
+        if readsInputBatch {
+            borrowing.append(.passUnretained(flight.message))
+        } else {
+            flight.detach(locked: handlesReachPlugins)
+        }
+    }
+
+    /// The batch of standard input the records taken so far read goes back
+    /// to its reader, to be filled again: the messages that still wait copy
+    /// their bytes now (a message the pool keeps is never freed, and one
+    /// done since, or reading another batch, has nothing to copy or copies early).
+    package func releaseInput() {
+        while let message = borrowing.popFirst() {
+            message._withUnsafeGuaranteedRef { $0.detach(locked: handlesReachPlugins) }
+        }
     }
 
     /// An event or a rejected record: finished now unless records queue before it.
@@ -501,8 +532,7 @@ package final class Pipeline: Intake, Awaited {
     /// Decides the message's status from its verdicts, runs its UI stage
     /// when they allow it, and writes its report line; false when the line
     /// waits for a UI call that ends later (or for one before it), and the
-    /// record is kept in `delivered` until then (its message keeping a
-    /// copy of its bytes).
+    /// record is kept in `delivered` until then.
     private func finish(_ flight: InFlight) -> Bool {
         underWay = flight
         defer { underWay = nil }
@@ -517,7 +547,6 @@ package final class Pipeline: Intake, Awaited {
         // The screens' names matter to the report only when a screen was called.
         let screens = taken == .background || taken == .none ? nil : app.visibleNames
         guard deliveredIsEmpty && ticket == nil else {
-            flight.detach(locked: handlesReachPlugins)
             delivered.append(Delivered(flight: flight, route: taken, screens: screens, ticket: ticket))
             return false
         }

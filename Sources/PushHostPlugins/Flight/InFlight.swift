@@ -27,6 +27,8 @@ import PushHostMessage
     /// Whether a `complete` is awaited, and until when (monotonic ns).
     @usableFromInline package var isWaiting = false
     package var deadline: UInt64 = 0
+    /// While it waits: its entry among the data stage's deadlines.
+    package var deadlineEntry = 0
     /// When the record arrived (Unix milliseconds), for a message with a
     /// lifetime; and whether it was found past it.
     package var arrival: Int64 = 0

@@ -1,4 +1,5 @@
 import CPushHost
+import PushHostMessage
 import PushHostRecords
 
 /// A plugin that runs in another process (a worker: `--isolate`), as the
@@ -15,6 +16,9 @@ import PushHostRecords
     /// verdict given later with `flight`; `PH_FAILED` at once when the
     /// plugin takes no calls (the message notes why).
     func callData(_ flight: InFlight) -> ph_verdict
+    /// Posts a UI call (`on_background`, `on_target`, `on_mismatch`) on
+    /// `message`, at hand: the call's number, as ``post(_:_:_:_:)`` gives it.
+    func deliver(_ handler: PluginHandler, _ message: Message) -> UInt64?
     /// Posts a UI, token or action call (`handler`) on `message`, with the
     /// call's strings (`on_action`'s action and input, `on_token`'s token
     /// and previous one): the call's number, ended once ``answeredThrough``
@@ -44,7 +48,7 @@ import PushHostRecords
     // What ``UnretainedRemote`` calls, on the object at `object`; each is
     // implemented once for every conformance (UnretainedRemote.swift).
     static func callData(at object: UnsafeMutableRawPointer, _ flight: InFlight) -> ph_verdict
-    static func post(at object: UnsafeMutableRawPointer, _ handler: PluginHandler, _ message: OpaquePointer?) -> UInt64?
+    static func deliver(at object: UnsafeMutableRawPointer, _ handler: PluginHandler, _ message: Message) -> UInt64?
     static func answeredThrough(at object: UnsafeMutableRawPointer) -> UInt64
 }
 

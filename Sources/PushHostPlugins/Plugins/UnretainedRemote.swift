@@ -1,4 +1,5 @@
 import CPushHost
+import PushHostMessage
 import PushHostRecords
 
 /// A plugin elsewhere (``RemotePlugin``) as the dispatch thread calls it on
@@ -26,8 +27,8 @@ import PushHostRecords
     }
 
     @inlinable @inline(__always)
-    package func post(_ handler: PluginHandler, _ message: OpaquePointer?) -> UInt64? {
-        type.post(at: object, handler, message)
+    package func deliver(_ handler: PluginHandler, _ message: Message) -> UInt64? {
+        type.deliver(at: object, handler, message)
     }
 
     @inlinable @inline(__always)
@@ -43,8 +44,8 @@ extension RemotePlugin {
     }
 
     @inlinable
-    package static func post(at object: UnsafeMutableRawPointer, _ handler: PluginHandler, _ message: OpaquePointer?) -> UInt64? {
-        Unmanaged<Self>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.post(handler, message, nil, nil) }
+    package static func deliver(at object: UnsafeMutableRawPointer, _ handler: PluginHandler, _ message: Message) -> UInt64? {
+        Unmanaged<Self>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.deliver(handler, message) }
     }
 
     @inlinable

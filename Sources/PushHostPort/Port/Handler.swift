@@ -75,10 +75,10 @@ import PushHostSystem
     /// Noted in `journal` as ``data(_:journal:)`` says.
     @inlinable @inline(__always)
     package func deliver(_ handler: PluginHandler, _ message: Message, journal: CrashJournal) -> Ticket? {
-        if let remote, !journal.isTiming { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
+        if let remote, !journal.isTiming { return remote.deliver(handler, message).map { Ticket(remote: remote, call: $0) } }
         journal.enter(handler, plugin: plugin, source: message.source)
         defer { journal.leave() }
-        if let remote { return remote.post(handler, message.opaque).map { Ticket(remote: remote, call: $0) } }
+        if let remote { return remote.deliver(handler, message).map { Ticket(remote: remote, call: $0) } }
         switch handler {
         case .onBackground: raw.on_background!(state, message.opaque)
         case .onTarget: raw.on_target!(state, message.opaque)

@@ -14,5 +14,5 @@ import PushHostPlugins
     }
 
     /// Whether the call ended (it was answered, or it failed).
-    package var hasEnded: Bool { remote.answeredThrough >= call }
+    @inlinable package var hasEnded: Bool { remote.answeredThrough >= call }
 }

@@ -12,7 +12,8 @@ import PushHostJSON
     @usableFromInline package enum Content {
         /// JSON text, not parsed yet.
         case text(UnsafeRawBufferPointer)
-        /// JSON text parsed already (standard input parses on its own thread).
+        /// JSON text parsed already (standard input parses on its own
+        /// thread), valid until standard input's next batch is asked for.
         case parsed(JSONDocument)
         /// Text that is not valid JSON.
         case invalid(JSONError)

@@ -16,7 +16,8 @@ import PushHostSystem
 /// it with the whole lines one `read` brings, parses them, and posts it as
 /// ready; the dispatch thread takes ready batches in order and frees each
 /// once it has submitted every record in it. No line is copied on the way:
-/// a message that must outlive its batch copies itself (`Message.detach`).
+/// a message that must outlive its batch copies itself (`Message.detach`)
+/// before the next `fill()` gives the batch back (see ``batchTaken``).
 /// The ring bounds memory, since the reader thread waits while every batch
 /// is full.
 ///
@@ -71,6 +72,13 @@ import PushHostSystem
     /// Readable when `fill()` has something to take without waiting:
     /// standard input itself, then the reader thread's ready batches.
     package var fd: Int32 { threadStarted ? ready.fd : input }
+
+    /// Whether every record of the batch at hand was taken: the next
+    /// `fill()` gives the batch back, and the documents of its records
+    /// stop being valid.
+    package var batchTaken: Bool {
+        current != nil && cursor.pointee.position == cursor.pointee.records.count
+    }
 
     /// Whether the input ended and every record was taken.
     package var finished: Bool {
