@@ -12,7 +12,9 @@ import Synchronization
 ///
 /// Nothing is copied or unescaped up front. A message first borrows the
 /// input buffer and the reader's tape; when it must outlive them (its data
-/// stage is pending, or it queues behind one that is) `detach(locked:)` copies both.
+/// stage is pending, or it queues behind one that is) `detach(locked:)`
+/// copies both (a message of standard input, only when its batch goes back
+/// to the reader).
 /// The strings handed to plugins are copied on request into the message's
 /// ``MessageArena`` and live until `reset()`, when the message is done.
 ///
