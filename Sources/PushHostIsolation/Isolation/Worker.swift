@@ -215,7 +215,7 @@ package final class Worker: RemotePlugin {
             flight.message.notePlainProblem(disabledReason)
             return PH_FAILED
         }
-        enqueue(.onData, address: flight.message.handleAddress, flight: flight)
+        enqueue(.onData, address: flight.message.handleAddress, flight: flight, message: .passUnretained(flight.message))
         if out.count >= 1 << 16 { flush() }
         return PH_PENDING
     }
@@ -311,7 +311,7 @@ package final class Worker: RemotePlugin {
     /// source in it), or NULL when the message is gone (its data verdict
     /// expired: the worker skips the call); then an action's, a token's or
     /// an outcome's two texts. The message is found from the call's handle,
-    /// unless it is at hand (`message`, or a data call's record).
+    /// unless it is at hand (`message`: a call posted now, not sent again).
     private func encode(_ call: Call, _ first: String?, _ second: String?, message: Unmanaged<Message>? = nil) {
         let hasTexts = call.handler == .onAction || call.handler == .onToken || call.handler == .onOutcome
         var image: Message.Image?
@@ -319,9 +319,6 @@ package final class Worker: RemotePlugin {
         if call.address != 0 {
             if let message {
                 image = message._withUnsafeGuaranteedRef { $0.image(handle: call.address) }
-            } else if call.flight != nil {
-                // Its record at hand (borrowed from the call: no count).
-                image = call.flight.unsafelyUnwrapped.message.image(handle: call.address)
             } else {
                 let message = call.handler == .intercept
                     ? workers.turns?.message(ofTurn: call.address) ?? OpaquePointer(Handles.none) : OpaquePointer(bitPattern: call.address)!

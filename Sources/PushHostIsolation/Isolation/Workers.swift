@@ -94,15 +94,18 @@ package final class Workers: RemotePlaces {
         return problem
     }
 
-    /// The UI calls of `worker` began to be, or ceased to be, under way.
+    /// The UI calls of `worker` began to be, or ceased to be, under way:
+    /// the count, and which one is busy when one is (when one of two ends,
+    /// the other is looked for).
     func noteUIUnderWay(_ busy: Bool, by worker: Worker) {
-        uiCalls.note(Unmanaged.passUnretained(worker).toOpaque(), busy: busy)
+        let count = uiCalls.busy + (busy ? 1 : -1)
+        let only = count != 1 ? nil : busy ? worker : all.first { $0 !== worker && $0.hasUIUnderWay }
+        uiCalls.set(busy: count, only: only.map { Unmanaged.passUnretained($0).toOpaque() })
     }
 
     package func waitForUICalls(except: (any RemotePlugin)?) {
         // One worker busy, and it is the one the call goes to: its calls keep their order there.
-        let exceptIsBusy = except.map { except in all.contains { $0 === except && $0.hasUIUnderWay } } ?? false
-        guard uiCalls.busy > (exceptIsBusy ? 1 : 0) else { return }
+        guard uiCalls.mustWait(for: except.map { Unmanaged.passUnretained($0 as AnyObject).toOpaque() }) else { return }
         wait { !all.contains { $0 !== except && $0.hasUIUnderWay } }
     }
 

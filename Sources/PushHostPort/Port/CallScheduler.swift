@@ -23,8 +23,7 @@ import PushHostPlugins
     /// Before `handler` is called: the UI calls under way in other processes have ended.
     @inlinable @inline(__always)
     package func beforeCall(_ handler: Handler) {
-        guard uiCalls.busy > 0 else { return }
-        if let only = uiCalls.only, only == handler.remote?.object { return }
+        guard uiCalls.mustWait(for: handler.remote?.object) else { return }
         places!.waitForUICalls(except: handler.remote?.plugin)
     }
 

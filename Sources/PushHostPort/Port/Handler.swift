@@ -63,9 +63,9 @@ import PushHostSystem
     /// watched there: it is noted only to be timed (`--metrics`).
     @inlinable @inline(__always)
     package func data(_ flight: InFlight, journal: CrashJournal) -> ph_verdict {
-        if let remote, !journal.isTiming { return remote.callData(flight) }
-        journal.enter(.onData, plugin: plugin, source: flight.message.source)
-        defer { journal.leave() }
+        let noted = remote == nil || journal.isTiming
+        if noted { journal.enter(.onData, plugin: plugin, source: flight.message.source) }
+        defer { if noted { journal.leave() } }
         if let remote { return remote.callData(flight) }
         return raw.on_data!(state, flight.message.opaque)
     }
@@ -75,9 +75,9 @@ import PushHostSystem
     /// Noted in `journal` as ``data(_:journal:)`` says.
     @inlinable @inline(__always)
     package func deliver(_ handler: PluginHandler, _ message: Message, journal: CrashJournal) -> Ticket? {
-        if let remote, !journal.isTiming { return remote.deliver(handler, message).map { Ticket(remote: remote, call: $0) } }
-        journal.enter(handler, plugin: plugin, source: message.source)
-        defer { journal.leave() }
+        let noted = remote == nil || journal.isTiming
+        if noted { journal.enter(handler, plugin: plugin, source: message.source) }
+        defer { if noted { journal.leave() } }
         if let remote { return remote.deliver(handler, message).map { Ticket(remote: remote, call: $0) } }
         switch handler {
         case .onBackground: raw.on_background!(state, message.opaque)

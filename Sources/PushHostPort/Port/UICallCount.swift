@@ -3,17 +3,22 @@
 /// scheduler before every UI call, as a plain load.
 @usableFromInline package final class UICallCount {
     @exclusivity(unchecked) @usableFromInline package private(set) var busy = 0
-    /// The one process busy, while `busy` is 1 and it is known (its
-    /// plugin's address): calls into it go on at once, with no look at the others.
+    /// The one process busy while `busy` is 1 (its plugin's address): a
+    /// call into it goes on at once, with no look at the others.
     @exclusivity(unchecked) @usableFromInline package private(set) var only: UnsafeMutableRawPointer?
 
     package init() {}
 
-    /// The process whose plugin is at `plugin` began (`busy`) or ceased
-    /// to have a UI call under way.
-    package func note(_ plugin: UnsafeMutableRawPointer, busy isBusy: Bool) {
-        busy += isBusy ? 1 : -1
-        // When one of two ends, which one is left is not known here.
-        only = isBusy && busy == 1 ? plugin : nil
+    /// `busy` processes have a UI call under way; `only`, the one when it is one.
+    package func set(busy: Int, only: UnsafeMutableRawPointer?) {
+        self.busy = busy
+        self.only = busy == 1 ? only : nil
+    }
+
+    /// Whether a UI call into the process whose plugin is at `plugin` (nil:
+    /// a call in the host) must wait for the UI calls under way elsewhere.
+    @inlinable @inline(__always)
+    package func mustWait(for plugin: UnsafeMutableRawPointer?) -> Bool {
+        busy > 1 || (busy == 1 && (plugin == nil || plugin != only))
     }
 }
