@@ -114,7 +114,8 @@ struct FullHostTests {
     /// full host are held for their whole wait: the server hears InProgress
     /// for each, so none is delivered again however long the host stays
     /// full. Here another source (the sample fifo-source) fills the host
-    /// for 4 s, four ack_waits, just before a fetch of four records.
+    /// for 8 s, eight ack_waits, just before a fetch of four records: long
+    /// enough that a loaded machine still sees the fetch wait.
     @Test func recordsWaitingBehindAFullHostAreNotDeliveredAgain() throws {
         let scratch = try Scratch()
         let server = try NatsServer(scratch)
@@ -132,8 +133,8 @@ struct FullHostTests {
         let quick = (1...24).map { "q\($0)" }
         try Self.publish(quick, whileStopped: a, server)
         #expect(reportedIDs([a], count: quick.count).count == quick.count)
-        // The FIFO's records fill the host: the probe answers each 4 s later.
-        let filling = (1...Self.maxPending).map { #"{"message_id":"f\#($0)","data":{"verdict":"pending","delay_ms":"4000"}}"# }
+        // The FIFO's records fill the host: the probe answers each 8 s later.
+        let filling = (1...Self.maxPending).map { #"{"message_id":"f\#($0)","data":{"verdict":"pending","delay_ms":"8000"}}"# }
         try #require(SourcePluginTests.write(fd, filling.joined(separator: "\n") + "\n"), "cannot write to the FIFO")
         #expect(eventually(timeout: .seconds(10)) { scratch.probeCalls().contains("probe data f\(Self.maxPending)") })
         // A fetch brings them (all four, unless a busy machine splits the
