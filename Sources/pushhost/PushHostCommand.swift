@@ -21,7 +21,7 @@ struct PushHostCommand: ParsableCommand {
 
 /// The plugin flags that `run` and `plugins` share.
 struct PluginOptions: ParsableArguments {
-    @Option(name: .customLong("plugins"), help: ArgumentHelp("Load every *.so and *.ffi.json in DIR, in byte order of the names (repeatable).", valueName: "DIR"))
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("Load every *.so, *.ffi.json and *.process.json in DIR, in byte order of the names (repeatable).", valueName: "DIR"))
     var directories: [String] = []
 
     @Option(name: .customLong("plugin"), help: ArgumentHelp("Load one plugin file, after the directories (repeatable).", valueName: "FILE"))
@@ -30,7 +30,10 @@ struct PluginOptions: ParsableArguments {
     @Option(name: .customLong("ffi"), help: ArgumentHelp("Load one ffi manifest (NAME.ffi.json: plain C functions as handlers), after the plugin files (repeatable).", valueName: "FILE"))
     var manifests: [String] = []
 
+    @Option(name: .customLong("process"), help: ArgumentHelp("Load one process manifest (NAME.process.json: a program in any language that answers calls as JSON lines), after the ffi manifests (repeatable).", valueName: "FILE"))
+    var processes: [String] = []
+
     var pluginFiles: PluginFiles {
-        PluginFiles(directories: directories, files: files, manifests: manifests)
+        PluginFiles(directories: directories, files: files, manifests: manifests, processes: processes)
     }
 }

@@ -12,8 +12,9 @@ import PushHostPlugins
 
 /// `pushhost worker`: the inside of a worker process, which `run --isolate`
 /// starts with its socket as fd 3; with `--scan`, the inside of a scan,
-/// which reads one plugin's descriptor for the host and answers on fd 3.
-/// Not for people to run.
+/// which reads one plugin's descriptor for the host and answers on fd 3;
+/// with `--program`, the start of a process plugin's program. Not for
+/// people to run.
 struct WorkerCommand: ParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
@@ -45,9 +46,21 @@ struct WorkerCommand: ParsableCommand, LoggingCommand {
     @Option(help: "The plugin's name, as the host's scan read it (its state folder is granted by it).")
     var name: String?
 
+    @Flag(help: "Start a process plugin's program (--plugin: its manifest) behind the walls, with the command after --.")
+    var program = false
+
+    @Argument(parsing: .postTerminator, help: "The program and its arguments, with --program.")
+    var command: [String] = []
+
     @OptionGroup var log: LogOptions
 
     func run() throws {
+        if program {
+            guard let state, let name, !command.isEmpty else { throw UsageError("--program needs --state, --name and a command after --") }
+            ProgramStart.exec(
+                command: command, manifest: plugin, name: name, stateDirectory: state, host: host, sandbox: sandbox, namespaceFailure: namespaceFailure,
+                logger: Logger(label: "pushhost"))
+        }
         if scan { PluginScan.serve(file: plugin, host: host, sandbox: sandbox, namespaceFailure: namespaceFailure, logger: Logger(label: "pushhost")) }
         guard let state else { throw UsageError("--state is needed, except with --scan") }
         // Its state folder, the one folder it may write, is granted by name.

@@ -19,6 +19,11 @@ extension PluginCatalog {
     ///   isolated: no
     ///   library: plugins/liblegacy.so
     ///   background: int32_t legacy_alert(const char *notification.title, int32_t data.priority = 3)
+    /// inbox 1.0.0 (process) plugins/inbox.process.json
+    ///   roles: data, background
+    ///   isolated: yes (a process plugin, always)
+    ///   walls: own namespaces, no new privileges, no capabilities, landlock 7, seccomp; grants: exec
+    ///   command: python3 inbox.py (in /srv/plugins)
     /// refused plugins/bad.so: no ph_plugin_entry symbol (...)
     /// ```
     ///
@@ -40,7 +45,7 @@ extension PluginCatalog {
                 text += "refused \(entry.file): \(refusal)\n"
             case .success(let plugin):
                 let descriptor = plugin.descriptor
-                let kind = descriptor.isManifest ? "ffi" : "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)"
+                let kind = descriptor.isManifest ? "ffi" : descriptor.process != nil ? "process" : "ABI \(descriptor.abiMajor).\(descriptor.abiMinor)"
                 text += "\(descriptor.name)\(descriptor.version.isEmpty ? "" : " " + descriptor.version) (\(kind)) \(entry.file)\n"
                 let roles = descriptor.listedRoles
                 text += "  roles: \(roles.isEmpty ? "none" : roles.joined(separator: ", "))"
@@ -51,6 +56,7 @@ extension PluginCatalog {
                 text += "  isolated: \(reason.map { "yes (\($0))" } ?? "no")\n"
                 if reason != nil, isolation.sandbox != .off { text += "  walls: \(wallsText(plugin))\n" }
                 if !descriptor.summary.isEmpty { text += "  \(descriptor.summary)\n" }
+                if let process = descriptor.process { text += "  command: \(process.command.joined(separator: " ")) (in \(process.folder))\n" }
                 if let manifest = descriptor.manifest {
                     text += "  library: \(manifest.libraries.joined(separator: ", "))\n"
                     for function in manifest.signatures { text += "  \(function.role): \(function.signature)\n" }
@@ -136,7 +142,7 @@ extension PluginCatalog {
                 line.string("name", descriptor.name)
                 line.string("version", descriptor.version)
                 line.string("description", descriptor.summary)
-                line.string("abi", descriptor.isManifest ? "ffi" : "\(descriptor.abiMajor).\(descriptor.abiMinor)")
+                line.string("abi", descriptor.isManifest ? "ffi" : descriptor.process != nil ? "process" : "\(descriptor.abiMajor).\(descriptor.abiMinor)")
                 line.strings("roles", descriptor.listedRoles)
                 line.strings("targets", descriptor.targets)
                 if let extensions = descriptor.extensions {
@@ -149,6 +155,7 @@ extension PluginCatalog {
                 let isolated = isIsolated(plugin, file: entry.file)
                 line.bytes += (isolated ? "true" : "false").utf8
                 if isolated, isolation.sandbox != .off { sandboxJSON(plugin, into: &line) }
+                if let process = descriptor.process { line.strings("command", process.command) }
                 if let manifest = descriptor.manifest {
                     line.strings("libraries", manifest.libraries)
                     line.objects("functions", manifest.signatures) { object, function in

@@ -8,8 +8,17 @@ import Synchronization
 /// goes to the log as well, as it comes.
 package final class CapturedLog: Sendable {
     private let lines = Mutex<[String]>([])
+    /// The most lines kept: the last ones (nil: all).
+    private let limit: Int?
 
-    package init() {}
+    package init() {
+        limit = nil
+    }
+
+    /// Keeps only the last `limit` lines (a program's last words, for the reason it was refused).
+    init(keepingLast limit: Int) {
+        self.limit = limit
+    }
 
     /// The lines so far, first first.
     package var all: [String] { lines.withLock { $0 } }
@@ -22,7 +31,10 @@ package final class CapturedLog: Sendable {
     /// Keeps a line as it was written (a worker's line that is no log record).
     func keep(line: String) {
         let escaped = LogEscape.escaped(line)
-        lines.withLock { $0.append(escaped) }
+        lines.withLock { lines in
+            lines.append(escaped)
+            if let limit, lines.count > limit { lines.removeFirst(lines.count - limit) }
+        }
     }
 
     /// A logger labelled `label` that logs as `Logger(label:)` does, and keeps here what it logs.

@@ -17,6 +17,17 @@ extension IsolationOptions {
             largestFrame: 2 * maxBytes + (1 << 16))
     }
 
+    /// How to start the program of the process plugin `manifest`, at
+    /// `file`, with `settings`, its state folder in `stateDirectory`.
+    package func launch(file: String, program manifest: ProcessManifest, settings: [String: String], stateDirectory: String) -> WorkerLaunch {
+        var arguments = ["--program", "--plugin", file, "--state", stateDirectory, "--host", "\(getpid())", "--name", manifest.name]
+        if sandbox != .off { arguments += ["--sandbox", sandbox.rawValue] }
+        return WorkerLaunch(
+            executable: Self.executable, arguments: arguments + WorkerOutput.inJSON(logArguments) + ["--"] + manifest.command, walled: sandbox != .off,
+            bus: nil, settings: settings, handlerTimeout: handlerTimeout, stopTimeout: stopTimeout, crashLimit: crashLimit, crashWindow: crashWindow,
+            memoryLimit: 0, largestFrame: 0)
+    }
+
     /// This binary's path.
     static let executable: String = {
         var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

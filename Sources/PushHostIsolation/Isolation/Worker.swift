@@ -103,9 +103,7 @@ package final class Worker: RemotePlugin {
     private var rejected = false
     /// Whether its answers are being taken (a take inside a take takes nothing).
     private var taking = false
-    private var crashes: [UInt64] = []
-    private var inARow = 0
-    private var startedAt: UInt64 = 0
+    private var crashes: CrashCount
     /// Its process, asked to end and not waited for yet.
     private var stopping: WorkerProcess?
 
@@ -120,6 +118,7 @@ package final class Worker: RemotePlugin {
         self.workers = workers
         self.submissions = submissions
         self.logger = logger
+        crashes = CrashCount(limit: launch.crashLimit, window: launch.crashWindow)
     }
 
     // MARK: Starting
@@ -154,8 +153,8 @@ package final class Worker: RemotePlugin {
             throw .workerFailed("its worker sent a malformed answer: \(problem)")
         }
         self.offers = Self.offers(offers)
-        workers.metrics?.started(name, again: startedAt != 0)
-        startedAt = MonotonicClock.now()
+        workers.metrics?.started(name, again: crashes.startedAt != 0)
+        crashes.startedAt = MonotonicClock.now()
         let generation = ObjectIdentifier(process)
         process.startWatching(timeout: launch.handlerTimeout) { [inbox = workers.inbox] in
             inbox.post(.answersWaiting)
@@ -654,11 +653,8 @@ package final class Worker: RemotePlugin {
     /// failing the calls that wait.
     private func noteCrash(_ what: String, verdicts: Workers.VerdictSink) {
         let now = MonotonicClock.now()
-        if now &- startedAt > 10_000_000_000 { inARow = 0 }
-        inARow += 1
-        crashes = crashes.filter { now &- $0 < UInt64(launch.crashWindow * 1e9) } + [now]
-        if crashes.count > launch.crashLimit {
-            logger.error("plugin \(name) disabled: its worker crashed \(crashes.count) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
+        guard let backoff = crashes.count(at: now) else {
+            logger.error("plugin \(name) disabled: its worker crashed \(crashes.recent) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
             phase = .disabled
             workers.metrics?.disabled(name, true)
             while !calls.isEmpty {
@@ -668,8 +664,7 @@ package final class Worker: RemotePlugin {
             }
             return
         }
-        let backoff = min(0.1 * Double(1 << min(inARow - 1, 6)), 5)
-        logger.error("plugin \(name) \(what); restarting its worker in \(backoff)s (crash \(crashes.count) of --worker-crash-limit \(launch.crashLimit) within \(launch.crashWindow)s)")
+        logger.error("plugin \(name) \(what); restarting its worker in \(backoff)s (crash \(crashes.recent) of --worker-crash-limit \(launch.crashLimit) within \(launch.crashWindow)s)")
         phase = .restarting(at: now &+ UInt64(backoff * 1e9))
     }
 

@@ -12,8 +12,8 @@ package final class WorkerLauncher: RemoteLauncher {
     private let pluginMetrics: PluginMetrics
     private let logger: Logger
     private let workers = Workers()
-    /// The workers launched and not created yet.
-    private var launched: [Worker] = []
+    /// The workers and programs launched and not created yet.
+    private var launched: [AnyObject] = []
 
     package init(
         isolation: IsolationOptions, stateDirectory: String, submissions: PluginSubmissions, metrics: WorkerMetrics?, pluginMetrics: PluginMetrics,
@@ -28,6 +28,12 @@ package final class WorkerLauncher: RemoteLauncher {
     }
 
     package func launch(file: String, descriptor: PluginDescriptor, settings: [String: String]) -> any RemotePlugin {
+        if let program = descriptor.process {
+            let launch = isolation.launch(file: file, program: program, settings: settings, stateDirectory: stateDirectory)
+            let plugin = ProcessPlugin(name: descriptor.name, launch: launch, workers: workers, logger: logger)
+            launched.append(plugin)
+            return plugin
+        }
         let launch = isolation.launch(file: file, name: descriptor.name, settings: settings, stateDirectory: stateDirectory)
         let worker = Worker(
             descriptor: descriptor, launch: launch, workers: workers, submissions: submissions, pluginMetrics: pluginMetrics,
@@ -38,14 +44,25 @@ package final class WorkerLauncher: RemoteLauncher {
 
     package func created(_ remote: any RemotePlugin, plugin: Int32) {
         guard let position = launched.firstIndex(where: { $0 === remote }) else { return }
-        let worker = launched.remove(at: position)
-        worker.plugin = plugin
-        workers.add(worker)
+        switch launched.remove(at: position) {
+        case let worker as Worker:
+            worker.plugin = plugin
+            workers.add(worker)
+        case let program as ProcessPlugin:
+            program.plugin = plugin
+            workers.add(program)
+        default:
+            break
+        }
     }
 
     package func abandon(_ remote: any RemotePlugin) {
         guard let position = launched.firstIndex(where: { $0 === remote }) else { return }
-        launched.remove(at: position).abandon()
+        switch launched.remove(at: position) {
+        case let worker as Worker: worker.abandon()
+        case let program as ProcessPlugin: program.abandon()
+        default: break
+        }
     }
 
     package var places: (any RemotePlaces)? { workers.isEmpty ? nil : workers }

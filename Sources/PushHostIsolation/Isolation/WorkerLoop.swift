@@ -139,7 +139,7 @@ package final class WorkerLoop {
     /// the grants in its `settings`, its state folder made first so that it
     /// can be granted; exits with ``WorkerLaunch/wallsFailed`` when a grant
     /// is malformed, or under `strict` when a wall cannot stand. Its grants.
-    private static func raiseWalls(
+    static func raiseWalls(
         _ mode: SandboxMode, file: String, name: String, settings: [String: String], stateDirectory: String, namespaceFailure: String?,
         logger: Logger
     ) -> SandboxGrants {

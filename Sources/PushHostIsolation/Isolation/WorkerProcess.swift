@@ -18,52 +18,15 @@ import PushHostPlugins
 /// and then only wake-ups (``wake``) each way, when one side sleeps.
 /// Whatever it sends that a worker does not (``MalformedAnswer``) ends it:
 /// ``reject(_:)``.
-package final class WorkerProcess: @unchecked Sendable {
+package final class WorkerProcess: ChildProcess, @unchecked Sendable {
     /// The byte a worker sends on its socket when it put answers in its ring.
     static let wake: UInt8 = 1
 
-    /// The process the host waits for and kills (``WorkerSpawn/Started``).
-    let pid: pid_t
-    private let started: WorkerSpawn.Started
-    /// Its standard output and error, which the host logs.
-    private let output: WorkerOutput
     /// The host's end of the socket pair.
     let socket: Int32
     let ring: WorkerRing
-    /// Calls posted, and calls returned: written by the dispatch thread
-    /// alone (a load and a store, no read-modify-write), read by the watcher.
-    let posted = Atomic<UInt64>(0)
-    let returned = Atomic<UInt64>(0)
-    /// When the calls last made progress (monotonic ns, the coarse clock:
-    /// noted per call, for a timeout in seconds): a call returned, or one
-    /// was posted to an idle worker.
-    let progress = Atomic<UInt64>(0)
-    /// Why the host killed it for a call under way (a ``KillReason``'s raw
-    /// value; 0 before): the first reason wins.
-    private let killReason = Atomic<UInt8>(0)
-    /// Why the host kills a worker with a call under way.
-    enum KillReason: UInt8 {
-        /// The call was under way longer than `--handler-timeout` (the reader's watcher).
-        case handlerTimeout = 1
-        /// A stop's `--stop-timeout` ran out while it was (the dispatch thread).
-        case stopTimeout = 2
-    }
-
-    /// Why it was killed for a call under way, once it was.
-    var killedFor: KillReason? { KillReason(rawValue: killReason.load(ordering: .relaxed)) }
-
-    /// Kills it for `reason`, unless it was killed for one already.
-    func kill(for reason: KillReason) {
-        if killReason.compareExchange(expected: 0, desired: reason.rawValue, ordering: .relaxed).exchanged {
-            Glibc.kill(pid, SIGKILL)
-        }
-    }
-
-    /// Its wait status, once it ended (-1 before).
-    private let ended = Mutex<Int32>(-1)
     /// The first malformed thing it sent, once it sent one.
     private let malformed: MalformedNote
-    private let endedPipe = WakePipe()
     /// Whether its socket reached its end (the dispatch thread stops watching it).
     private(set) var hungUp = false
     /// Where the results of the records its plugin submitted go.
@@ -81,7 +44,6 @@ package final class WorkerProcess: @unchecked Sendable {
     ) throws(SetupError) {
         let lines: WorkerOutput
         if let output { lines = output } else { lines = try WorkerOutput(plugin: plugin) }
-        self.output = lines
         defer { lines.handed() }
         guard let ring = WorkerRing(largestFrame: largestFrame) else {
             throw SetupError("cannot make a worker's rings: \(String(cString: strerror(errno)))")
@@ -124,18 +86,18 @@ package final class WorkerProcess: @unchecked Sendable {
         if let bus, broker[0] >= 0 {
             if case .success = spawned { BusBroker.serve(broker[0], bus: bus) } else { close(broker[0]) }
         }
+        let started: WorkerSpawn.Started
         switch spawned {
-        case .success(let started):
-            self.started = started
+        case .success(let spawned):
+            started = spawned
         case .failure(let error):
             close(pair[0])
             close(intake[0])
             throw SetupError("cannot start a worker (\(executable)): \(error)")
         }
-        pid = started.pid
         socket = pair[0]
         malformed = MalformedNote(socket: pair[0])
-        progress.store(MonotonicClock.coarse(), ordering: .relaxed)
+        super.init(started: started, output: lines)
         // The relay's thread keeps it until the worker is gone.
         _ = IntakeRelay(socket: intake[0], plugin: plugin, submissions: submissions, results: results, metrics: metrics) { [malformed] in
             malformed.note($0)
@@ -144,7 +106,6 @@ package final class WorkerProcess: @unchecked Sendable {
 
     deinit {
         malformed.close()
-        endedPipe.close()
     }
 
     /// How a worker's start went.
@@ -189,8 +150,11 @@ package final class WorkerProcess: @unchecked Sendable {
     /// the host has not taken during a call, and `ended` with the worker's
     /// wait status once it is gone.
     func startWatching(timeout: Double, waiting: @escaping @Sendable () -> Void, ended: @escaping @Sendable (Int32) -> Void) {
-        let watcher = Watcher(process: self, timeout: timeout, waiting: waiting, ended: ended)
-        DetachedThread.startOrFail { watcher.run() }
+        // Only the socket's end: its wake-ups are the dispatch thread's to read.
+        watch(end: socket, events: 0x2000 /* POLLRDHUP */, timeout: timeout, hostIsBehind: { [ring] in ring.isWaitingForHost }, waiting: waiting) { [self] in
+            // A worker that ended on its own is reported by the process that stands in for it (walled): not killed first.
+            ended(reap(reported: rejection == nil && killedFor == nil))
+        }
     }
 
     /// What ``takeWakes()`` found on the socket.
@@ -245,57 +209,6 @@ package final class WorkerProcess: @unchecked Sendable {
         _ = Glibc.send(socket, &byte, 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
     }
 
-    /// Notes a posted call; the clock of a worker that had nothing to do starts now.
-    func notePosted() {
-        let before = posted.load(ordering: .relaxed)
-        posted.store(before &+ 1, ordering: .relaxed)
-        if before == returned.load(ordering: .relaxed) { progress.store(MonotonicClock.coarse(), ordering: .relaxed) }
-    }
-
-    /// Its wait status once it ended, waiting up to `timeout` seconds; nil while it runs.
-    func waitForEnd(timeout: Double) -> Int32? {
-        let deadline = MonotonicClock.now() &+ UInt64(max(0, timeout) * 1e9)
-        while true {
-            if let status = endStatus { return status }
-            let left = MonotonicClock.milliseconds(until: deadline)
-            guard left > 0 else { return nil }
-            var watched = pollfd(fd: endedPipe.readEnd, events: Int16(POLLIN), revents: 0)
-            _ = poll(&watched, 1, left)
-        }
-    }
-
-    /// Its wait status, or nil while it runs.
-    var endStatus: Int32? {
-        let status = ended.withLock { $0 }
-        return status < 0 ? nil : status
-    }
-
-    /// Waits up to `timeout` seconds until what it wrote is logged.
-    func finishOutput(timeout: Double) {
-        output.finish(timeout: timeout)
-    }
-
-    /// Waits up to `timeout` seconds for the report of its end (``WorkerSpawn/Started/awaitReport(timeout:)``).
-    func awaitReport(timeout: Double) {
-        started.awaitReport(timeout: timeout)
-    }
-
-    /// Its wait status, given what `waitpid` said of ``pid``.
-    func status(waited: Int32) -> Int32 {
-        started.status(waited: waited)
-    }
-
-    fileprivate func noteEnd(_ status: Int32) {
-        ended.withLock { $0 = status }
-        endedPipe.wake()
-    }
-
-    /// Notes that `count` calls returned (dispatch thread, as it takes their answers).
-    func noteReturned(_ count: UInt64) {
-        returned.store(returned.load(ordering: .relaxed) &+ count, ordering: .relaxed)
-        progress.store(MonotonicClock.coarse(), ordering: .relaxed)
-    }
-
     /// Ends a worker that sent something malformed, from any thread: its
     /// watcher kills it and reports its end; `problem` is what
     /// ``rejection`` says (the first one, when there are two). The answers
@@ -339,58 +252,5 @@ private final class MalformedNote: Sendable {
             state.closed = true
             _ = Glibc.close(socket)
         }
-    }
-}
-
-/// The thread that watches one worker process: its calls against
-/// `--handler-timeout`, and its end.
-private final class Watcher {
-    let process: WorkerProcess
-    let timeout: UInt64
-    let waiting: @Sendable () -> Void
-    let ended: @Sendable (Int32) -> Void
-
-    init(process: WorkerProcess, timeout: Double, waiting: @escaping @Sendable () -> Void, ended: @escaping @Sendable (Int32) -> Void) {
-        self.process = process
-        self.timeout = timeout > 0 ? UInt64(timeout * 1e9) : .max
-        self.waiting = waiting
-        self.ended = ended
-    }
-
-    func run() {
-        let period: Int32 = timeout == .max ? -1 : Int32(max(5, min(100, Double(timeout) / 4e6)))
-        while true {
-            // Only the socket's end: its wake-ups are the dispatch thread's to read.
-            var watched = pollfd(fd: process.socket, events: 0x2000 /* POLLRDHUP */, revents: 0)
-            let ready = poll(&watched, 1, period)
-            if ready < 0 && errno == EINTR { continue }
-            if ready != 0 { break }
-            checkTimeout()
-        }
-        // A worker that ended on its own is reported by the process that stands in for it (walled): not killed first.
-        if process.rejection == nil && process.killedFor == nil { process.awaitReport(timeout: 1) }
-        kill(process.pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(process.pid, &status, 0) < 0 && errno == EINTR {}
-        status = process.status(waited: status)
-        // Its last words before what the host says of its end (a process it started may hold the pipe: not long).
-        process.finishOutput(timeout: 1)
-        process.noteEnd(status)
-        // What it answered before it died is in its ring: the dispatch thread takes it first.
-        ended(status)
-    }
-
-    /// Kills the worker when a call has been under way longer than the timeout.
-    private func checkTimeout() {
-        guard timeout != .max, process.posted.load(ordering: .relaxed) > process.returned.load(ordering: .relaxed) else { return }
-        // Answers the host has not taken yet: the worker is not the one behind.
-        // The host is woken for them, in case the worker wrote them without
-        // the wake-up it owes: a hang then comes to its deadline.
-        if process.ring.isWaitingForHost {
-            process.progress.store(MonotonicClock.coarse(), ordering: .relaxed)
-            return waiting()
-        }
-        guard MonotonicClock.coarse() &- process.progress.load(ordering: .relaxed) > timeout else { return }
-        process.kill(for: .handlerTimeout)
     }
 }

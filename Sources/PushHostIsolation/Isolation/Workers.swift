@@ -44,14 +44,17 @@ enum WorkerEvent: Sendable {
     case answersWaiting
 }
 
-/// The isolated plugins of a run (``RemotePlaces``): their answers and what
-/// their watcher threads post, and the calls under way in their workers, on
-/// the dispatch thread.
+/// The plugins of a run that run apart (``RemotePlaces``), in workers and
+/// as process plugins' programs: their answers and what their watcher
+/// threads post, and the calls under way in their processes, on the
+/// dispatch thread.
 package final class Workers: RemotePlaces {
     let inbox = Inbox<WorkerEvent>()
     /// What `--metrics` counts of the workers (starts, crashes, restarts), when it is on.
     var metrics: WorkerMetrics?
     @exclusivity(unchecked) private(set) var all: [Worker] = []
+    /// The process plugins.
+    @exclusivity(unchecked) private(set) var programs: [ProcessPlugin] = []
     /// The pipeline's stages, which it clears when it goes; held without a
     /// reference count (a weak one would make every count of theirs slow).
     package unowned(unsafe) var verdicts: (any VerdictTaker)?
@@ -72,11 +75,16 @@ package final class Workers: RemotePlaces {
 
     package init() {}
 
-    var isEmpty: Bool { all.isEmpty }
+    var isEmpty: Bool { all.isEmpty && programs.isEmpty }
 
     func add(_ worker: Worker) {
         metrics?.disabled(worker.name, false)
         all.append(worker)
+    }
+
+    func add(_ program: ProcessPlugin) {
+        metrics?.disabled(program.name, false)
+        programs.append(program)
     }
 
     func post(_ event: WorkerEvent) {
@@ -97,24 +105,25 @@ package final class Workers: RemotePlaces {
     /// The UI calls of `worker` began to be, or ceased to be, under way:
     /// the count, and which one is busy when one is (when one of two ends,
     /// the other is looked for).
-    func noteUIUnderWay(_ busy: Bool, by worker: Worker) {
+    func noteUIUnderWay(_ busy: Bool, by plugin: AnyObject) {
         let count = uiCalls.busy + (busy ? 1 : -1)
-        let only = count != 1 ? nil : busy ? worker : all.first { $0 !== worker && $0.hasUIUnderWay }
+        let only: AnyObject? = count != 1 ? nil : busy ? plugin
+            : all.first { $0 !== plugin && $0.hasUIUnderWay } ?? programs.first { $0 !== plugin && $0.hasUIUnderWay }
         uiCalls.set(busy: count, only: only.map { Unmanaged.passUnretained($0).toOpaque() })
     }
 
     package func waitForUICalls(except: (any RemotePlugin)?) {
         // One worker busy, and it is the one the call goes to: its calls keep their order there.
         guard uiCalls.mustWait(for: except.map { Unmanaged.passUnretained($0 as AnyObject).toOpaque() }) else { return }
-        wait { !all.contains { $0 !== except && $0.hasUIUnderWay } }
+        wait { !all.contains { $0 !== except && $0.hasUIUnderWay } && !programs.contains { $0 !== except && $0.hasUIUnderWay } }
     }
 
     package func endCallsUnderWay() -> Bool {
-        all.reduce(false) { $1.endCallUnderWay() || $0 }
+        programs.reduce(all.reduce(false) { $1.endCallUnderWay() || $0 }) { $1.endCallUnderWay() || $0 }
     }
 
     package func waitForAllCalls() {
-        wait { !all.contains { $0.hasCallUnderWay } }
+        wait { !all.contains { $0.hasCallUnderWay } && !programs.contains { $0.hasCallUnderWay } }
     }
 
     /// Sends what was posted, and waits until every call posted to `worker` returned.
@@ -157,18 +166,29 @@ package final class Workers: RemotePlaces {
                 woken()
             }
         }
+        for program in programs {
+            if program.hasAnswers { waits.wake(in: 0) }
+            if let pipe = program.answerPipe { waits.watch(pipe, woken) }
+            if let pipe = program.waitingForRoom {
+                waits.watch(pipe, for: Int16(POLLOUT)) {
+                    program.flush()
+                    woken()
+                }
+            }
+        }
     }
 
     package var haveAnswers: Bool {
         if inbox.hasItems { return true }
         for index in all.indices where all[index].hasAnswers { return true }
-        return false
+        return programs.contains { $0.hasAnswers }
     }
 
     // MARK: The dispatch loop
 
     package func flush() {
         for worker in all { worker.flush() }
+        for program in programs { program.flush() }
     }
 
     /// Applies what the workers sent (and the verdicts held during a
@@ -189,12 +209,18 @@ package final class Workers: RemotePlaces {
     /// Applies what the workers sent, data verdicts through `verdicts`.
     private func take(_ verdicts: VerdictSink) {
         for worker in all { worker.takeAnswers(verdicts: verdicts) }
+        for program in programs { program.takeAnswers(verdicts: verdicts) }
         if inbox.hasItems {
             for event in inbox.take() {
                 switch event {
                 case .ended(let id, let process, let status):
-                    guard let worker = all.first(where: { ObjectIdentifier($0) == id }), worker.process.map(ObjectIdentifier.init) == process else { continue }
                     // What it answered before it ended comes first.
+                    if let program = programs.first(where: { ObjectIdentifier($0) == id }), program.process.map(ObjectIdentifier.init) == process {
+                        program.takeAnswers(verdicts: verdicts)
+                        program.ended(status, verdicts: verdicts)
+                        continue
+                    }
+                    guard let worker = all.first(where: { ObjectIdentifier($0) == id }), worker.process.map(ObjectIdentifier.init) == process else { continue }
                     worker.takeAnswers(verdicts: verdicts)
                     worker.ended(status, verdicts: verdicts)
                 case .held, .answersWaiting:
@@ -202,16 +228,17 @@ package final class Workers: RemotePlaces {
                 }
             }
         }
-        guard all.contains(where: { $0.isRestarting }) else { return }
+        guard all.contains(where: { $0.isRestarting }) || programs.contains(where: { $0.isRestarting }) else { return }
         let now = MonotonicClock.now()
         for worker in all { worker.restartIfDue(now: now, verdicts: verdicts) }
+        for program in programs { program.restartIfDue(now: now, verdicts: verdicts) }
     }
 
     /// Milliseconds until a worker is due to start again; -1 when none is.
     private func millisecondsToNextRestart() -> Int32 {
         var wait: Int32 = -1
-        for worker in all {
-            if let at = worker.restartTime { wait = PollWait.sooner(wait, MonotonicClock.milliseconds(until: at)) }
+        for at in all.compactMap(\.restartTime) + programs.compactMap(\.restartTime) {
+            wait = PollWait.sooner(wait, MonotonicClock.milliseconds(until: at))
         }
         return wait
     }

@@ -54,39 +54,61 @@ extension Message {
     /// Appends `normalizedJSON()`, with `actions` in place of the
     /// notification's when given.
     func appendNormalizedJSON(to bytes: inout [UInt8], actions: ActionsOverride?) {
+        appendFields(to: &bytes, actions: actions, compact: false)
+    }
+
+    /// Appends the message a process plugin's call carries: the normalized
+    /// message without its null members and without its source.
+    package func appendCompactJSON(to bytes: inout [UInt8]) {
+        appendFields(to: &bytes, actions: nil, compact: true)
+    }
+
+    /// The normalized fields as one object; `compact`: a null member and
+    /// the source left out.
+    private func appendFields(to bytes: inout [UInt8], actions: ActionsOverride?, compact: Bool) {
         var line = JSONLine(appendingTo: &bytes)
         line.key("id")
         appendIDJSON(to: &line.bytes)
-        line.key("target")
-        appendTargetJSON(to: &line.bytes)
+        if !compact || targetIndex >= 0 {
+            line.key("target")
+            appendTargetJSON(to: &line.bytes)
+        }
         line.string("format", layout.format.rawValue)
         line.string("priority", layout.priority.rawValue)
         line.key("content_available")
         line.bytes.append(contentsOf: (layout.contentAvailable ? "true" : "false").utf8)
-        line.key("notification")
-        if layout.notification.isEmpty {
-            line.bytes.append(contentsOf: "null".utf8)
-        } else {
-            appendMerged(layout.notification, to: &line.bytes, actions: actions)
+        if !compact || !layout.notification.isEmpty {
+            line.key("notification")
+            if layout.notification.isEmpty {
+                line.bytes.append(contentsOf: "null".utf8)
+            } else {
+                appendMerged(layout.notification, to: &line.bytes, actions: actions)
+            }
         }
         line.key("data")
         appendMerged(layout.data, to: &line.bytes)
-        line.key("topic")
-        if layout.topic >= 0 {
-            var topic: [UInt8] = []
-            appendTopic(to: &topic)
-            topic.withUnsafeBytes { JSONWriter.appendString($0, to: &line.bytes) }
-        } else {
-            line.bytes.append(contentsOf: "null".utf8)
+        if !compact || layout.topic >= 0 {
+            line.key("topic")
+            if layout.topic >= 0 {
+                var topic: [UInt8] = []
+                appendTopic(to: &topic)
+                topic.withUnsafeBytes { JSONWriter.appendString($0, to: &line.bytes) }
+            } else {
+                line.bytes.append(contentsOf: "null".utf8)
+            }
         }
-        line.key("collapse_key")
-        if layout.collapseKey >= 0 {
-            Self.appendAsString(value(layout.collapseKey), to: &line.bytes)
-        } else {
-            line.bytes.append(contentsOf: "null".utf8)
+        if !compact || layout.collapseKey >= 0 {
+            line.key("collapse_key")
+            if layout.collapseKey >= 0 {
+                Self.appendAsString(value(layout.collapseKey), to: &line.bytes)
+            } else {
+                line.bytes.append(contentsOf: "null".utf8)
+            }
         }
-        line.key("source")
-        source.appendJSON(to: &line.bytes)
+        if !compact {
+            line.key("source")
+            source.appendJSON(to: &line.bytes)
+        }
         bytes = line.closed()
     }
 
@@ -155,6 +177,23 @@ extension Message {
             bytes.append(UInt8(ascii: "\""))
         } else {
             JSONWriter.appendString(value.rawBytes, to: &bytes)
+        }
+    }
+}
+
+extension Message {
+    /// Appends the compact JSON (``appendCompactJSON(to:)``) of the message
+    /// `opaque` names; false when it names none. [dispatch thread] Without
+    /// the accessors' lock, as ``image(of:)`` reads it.
+    package static func appendCompactJSON(of opaque: OpaquePointer, to bytes: inout [UInt8]) -> Bool {
+        guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
+        let bits = slot.pointee.load(ordering: .acquiring)
+        guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }
+        // Never freed (see the type): no reference count is taken.
+        return Unmanaged<Message>.fromOpaque(object)._withUnsafeGuaranteedRef { message in
+            guard message.handle == slot else { return false }
+            message.appendCompactJSON(to: &bytes)
+            return true
         }
     }
 }

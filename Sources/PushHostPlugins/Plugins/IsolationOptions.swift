@@ -31,16 +31,21 @@ package struct IsolationOptions: Sendable {
         names = Set(flags.filter { $0 != "all" })
     }
 
-    /// Whether the plugin `name`, whose settings are `settings`, runs in a worker.
+    /// Whether the plugin `name`, whose settings are `settings`, runs in a
+    /// worker (a process plugin always runs in its own process).
     package func isolates(_ name: String, settings: [String: String]) -> Bool {
         all || names.contains(name) || settings["isolate"] == "true"
     }
+
+    /// Why every process plugin runs apart, as `pushhost plugins` says it.
+    package static let processReason = "a process plugin, always"
 
     /// Why the plugin `name` at `file` runs in a worker, as `pushhost plugins`
     /// says it (`--isolate all`, `--set NAME.isolate=true`, ...), or nil when
     /// it runs in the host: as ``isolates(_:settings:)`` decides with
     /// `settings` (its settings file's) and then `overrides`.
     package func reason(_ name: String, file: String, settings: [String: String], overrides: [SettingOverride]) -> String? {
+        if file.hasSuffix(ProcessManifest.suffix) { return Self.processReason }
         if all { return "--isolate all" }
         if names.contains(name) { return "--isolate \(name)" }
         if let set = overrides.last(where: { $0.plugin == name && $0.key == "isolate" }) {

@@ -72,8 +72,10 @@ package struct PluginCatalog {
                 return try SettingsFile.of(plugin: path)
             }))
         }
+        // A process manifest is JSON alone, read here: its program starts only to run.
         let outside = scan == nil ? [] : files.indices.filter { index in
-            (try? files[index].settings.get()).map { isolation.scansInWorker(settings: $0, overrides: overrides) } ?? false
+            !files[index].path.hasSuffix(ProcessManifest.suffix)
+                && (try? files[index].settings.get()).map { isolation.scansInWorker(settings: $0, overrides: overrides) } ?? false
         }
         let scanned = Dictionary(uniqueKeysWithValues: zip(outside, scan?(outside.map { files[$0].path }, isolation) ?? []))
 
@@ -119,9 +121,11 @@ package struct PluginCatalog {
     }
 
     /// Opens the plugin file at `path` in this process: a shared library's
-    /// descriptor, or the plugin an ffi manifest makes (each library it
-    /// opens by path checked first, as a plugin file is).
+    /// descriptor, the plugin an ffi manifest makes (each library it
+    /// opens by path checked first, as a plugin file is), or the plugin a
+    /// process manifest makes (whose program is not started here).
     package static func open(_ path: String, warned: inout Set<String>, logger: Logger) throws(PluginRefusal) -> PluginDescriptor {
+        if path.hasSuffix(ProcessManifest.suffix) { return try ProcessManifest.read(path).descriptor() }
         guard path.hasSuffix(FFIManifest.suffix) else { return try PluginLibrary.open(path) }
         return try FFIPlugin.load(path) { library throws(PluginRefusal) in try checkPermissions(of: library, warned: &warned, logger: logger) }
     }

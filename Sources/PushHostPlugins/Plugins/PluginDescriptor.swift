@@ -33,6 +33,8 @@ package struct PluginDescriptor {
     package let handlers: Set<PluginHandler>
     /// The plugin an ffi manifest makes, whose `start` takes the place of `create`.
     var ffi: FFIPlugin?
+    /// The program a process manifest starts; such a plugin always runs in a process of its own.
+    package let process: ProcessManifest?
     /// What `pushhost plugins` shows of an ffi manifest: nil for a shared library.
     package let manifest: ManifestListing?
     /// Whether it was read by a scan in a worker, so that `raw` holds no function.
@@ -187,7 +189,7 @@ extension PluginDescriptor {
         let manifest = ffi.map { ManifestListing(libraries: $0.libraries, signatures: $0.signatures.map { Signature(role: $0.role, signature: $0.signature) }) }
         self.init(
             raw: raw, abiMajor: abiMajor, abiMinor: abiMinor, name: name, version: version, summary: summary, targets: targets, roles: roles,
-            extensions: extensions, handlers: PluginHandler.filled(in: raw), ffi: ffi, manifest: manifest, isScanned: false)
+            extensions: extensions, handlers: PluginHandler.filled(in: raw), ffi: ffi, process: nil, manifest: manifest, isScanned: false)
     }
 
     /// The descriptor a scan read in a worker, checked as ``read(_:)``
@@ -198,6 +200,6 @@ extension PluginDescriptor {
     ) {
         self.init(
             raw: ph_plugin(), abiMajor: abiMajor, abiMinor: abiMinor, name: name, version: version, summary: summary, targets: targets,
-            roles: PluginRole.roles(of: handlers), extensions: extensions, handlers: handlers, ffi: nil, manifest: manifest, isScanned: true)
+            roles: PluginRole.roles(of: handlers), extensions: extensions, handlers: handlers, ffi: nil, process: nil, manifest: manifest, isScanned: true)
     }
 }

@@ -35,6 +35,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     /// An ffi manifest is malformed, or names a library, symbol or
     /// signature that cannot be called (docs/plugins.md, ffi handlers).
     case ffi(String)
+    /// A process manifest is malformed (docs/process-plugins.md): why.
+    case process(String)
     /// Its scan's worker died of this signal while it loaded the plugin (`SIGSEGV`).
     case crashedLoading(signal: String)
     /// Its scan's worker did not answer within `--handler-timeout` (seconds), and was killed.
@@ -97,7 +99,7 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             reason
         case .hungCreating(let timeout):
             "did not return from create within --handler-timeout \(timeout)s (its worker was killed)"
-        case .ffi(let reason):
+        case .ffi(let reason), .process(let reason):
             reason
         case .crashedLoading(let signal):
             "crashed while loading: \(signal)"

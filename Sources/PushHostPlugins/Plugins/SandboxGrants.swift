@@ -36,7 +36,7 @@ package struct SandboxGrants {
     /// The settings keys a grant is read from, and which of them take a list.
     static let keys: Set<String> = ["read", "write", "connect", "bus", "network", "exec", "memory", "files", "cpu"]
     static let listKeys: Set<String> = ["read", "write", "connect"]
-    static let prefix = "sandbox."
+    package static let prefix = "sandbox."
 
     /// No grant: the walls' default.
     package init() {}

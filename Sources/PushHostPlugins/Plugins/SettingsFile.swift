@@ -27,9 +27,11 @@ package enum SettingsFile {
 
     /// The settings of the plugin at `path`: a library's settings file
     /// beside it; an ffi manifest's `"sandbox"` member (a manifest takes
-    /// no other settings: its functions' arguments are in it).
+    /// no other settings: its functions' arguments are in it); a process
+    /// manifest's `"settings"` and `"sandbox"` members.
     package static func of(plugin path: String) throws(PluginRefusal) -> [String: String] {
-        guard path.hasSuffix(FFIManifest.suffix) else { return try read(besides: path) }
+        let isProcess = path.hasSuffix(ProcessManifest.suffix)
+        guard isProcess || path.hasSuffix(FFIManifest.suffix) else { return try read(besides: path) }
         let contents: [UInt8]?
         do throws(FileProblem) {
             contents = try RegularFile.read(path, links: .follow)
@@ -42,8 +44,9 @@ package enum SettingsFile {
                 // A manifest that does not parse is refused by its own reader, with why.
                 guard let document = try? reader.parse(buffer), document.root.kind == .object else { return [:] }
                 var settings: [String: String] = [:]
-                for (key, value) in document.root.members where key.text == "sandbox" && value.kind == .object {
-                    try sandbox(value, file: path, into: &settings)
+                for (key, value) in document.root.members where value.kind == .object {
+                    if key.text == "sandbox" { try sandbox(value, file: path, into: &settings) }
+                    if key.text == "settings" && isProcess { settings.merge(try plain(value, file: path)) { _, sandbox in sandbox } }
                 }
                 return settings
             }
@@ -72,23 +75,29 @@ package enum SettingsFile {
                 guard document.root.kind == .object else {
                     throw .badSettings(file: file, reason: "expected one JSON object of settings")
                 }
-                var settings: [String: String] = [:]
-                for (key, value) in document.root.members {
-                    switch value.kind {
-                    case .string, .number, .true, .false:
-                        settings[key.text] = value.text
-                    case .null:
-                        continue
-                    case .object where key.text == "sandbox":
-                        try sandbox(value, file: file, into: &settings)
-                    case .object, .array:
-                        throw .badSettings(file: file, reason: "the value of \"\(key.text)\" must be a string, number or boolean")
-                    }
-                }
-                return settings
+                return try plain(document.root, file: file)
             }
         }
         return try parsed.get()
+    }
+
+    /// The settings of the object `object`: its strings, numbers and
+    /// booleans as their text, and its `"sandbox"` object's grants.
+    private static func plain(_ object: JSONValue, file: String) throws(PluginRefusal) -> [String: String] {
+        var settings: [String: String] = [:]
+        for (key, value) in object.members {
+            switch value.kind {
+            case .string, .number, .true, .false:
+                settings[key.text] = value.text
+            case .null:
+                continue
+            case .object where key.text == "sandbox":
+                try sandbox(value, file: file, into: &settings)
+            case .object, .array:
+                throw .badSettings(file: file, reason: "the value of \"\(key.text)\" must be a string, number or boolean")
+            }
+        }
+        return settings
     }
 
     /// The `"sandbox"` object's grants, as `sandbox.KEY` settings (a list

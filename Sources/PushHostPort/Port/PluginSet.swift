@@ -57,7 +57,7 @@ package final class PluginSet {
         let settings = loadable.map { _, plugin in plugin.settings(with: overrides) }
         let remotes = zip(loadable, settings).map { entry, settings in
             launcher.flatMap { launcher in
-                isolation.isolates(entry.plugin.descriptor.name, settings: settings)
+                entry.plugin.descriptor.process != nil || isolation.isolates(entry.plugin.descriptor.name, settings: settings)
                     ? launcher.launch(file: entry.file, descriptor: entry.plugin.descriptor, settings: settings) : nil
             }
         }

@@ -18,9 +18,10 @@ import Glibc
 
     package init() {}
 
-    /// Polls `fd` this turn; `take` runs when it is readable.
-    package mutating func watch(_ fd: Int32, _ take: @escaping () -> Void) {
-        descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+    /// Polls `fd` this turn; `take` runs when it is readable (or has
+    /// another of `events`: `POLLOUT`, writable).
+    package mutating func watch(_ fd: Int32, for events: Int16 = Int16(POLLIN), _ take: @escaping () -> Void) {
+        descriptors.append(pollfd(fd: fd, events: events, revents: 0))
         takers.append(take)
     }
 

@@ -12,30 +12,16 @@ extension FFIManifest {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let name = String(fileName.dropLast(suffix.count))
         guard PluginDescriptor.isValidName(name) else { throw .badName(name) }
-        let contents: [UInt8]?
-        do throws(FileProblem) {
-            contents = try RegularFile.read(path, links: .follow)
-        } catch {
-            throw .ffi("manifest: \(error.description)")
+        return try ManifestJSON(refuse: PluginRefusal.ffi).read(path) { root throws(PluginRefusal) in
+            try FFIManifestReader().manifest(root, name: name)
         }
-        guard let contents else { throw .ffi("manifest: no such file") }
-        var reader = JSONReader()
-        return try contents.withUnsafeBytes { bytes in
-            Result { () throws(PluginRefusal) -> FFIManifest in
-                let document: JSONDocument
-                do throws(JSONError) {
-                    document = try reader.parse(bytes)
-                } catch {
-                    throw .ffi("manifest: \(error.reason) at byte \(error.offset)")
-                }
-                return try FFIManifestReader().manifest(document.root, name: name)
-            }
-        }.get()
     }
 }
 
 /// The checks of a manifest's JSON, key by key.
 private struct FFIManifestReader {
+    private let json = ManifestJSON(refuse: PluginRefusal.ffi)
+
     /// What an argument may be bound to.
     private enum Context {
         /// A data, background, screen or mismatch handler: message paths.
@@ -48,8 +34,8 @@ private struct FFIManifestReader {
 
     func manifest(_ root: JSONValue, name: String) throws(PluginRefusal) -> FFIManifest {
         // "sandbox" is the host's: the grants of the manifest's worker (SettingsFile.of(plugin:)).
-        let keys = try members(root, of: "the manifest", allowed: ["library", "version", "description", "init", "fini", "handlers", "sandbox"])
-        let library = try keys["library"].map { value throws(PluginRefusal) in try string(value, "library") }
+        let keys = try json.members(root, of: "the manifest", allowed: ["library", "version", "description", "init", "fini", "handlers", "sandbox"])
+        let library = try keys["library"].map { value throws(PluginRefusal) in try json.string(value, "library") }
         guard let list = keys["handlers"], list.kind == .array, list.count > 0 else {
             throw .ffi("the manifest needs \"handlers\", a non-empty array")
         }
@@ -67,8 +53,8 @@ private struct FFIManifestReader {
         }
         return FFIManifest(
             name: name,
-            version: try keys["version"].map { value throws(PluginRefusal) in try string(value, "version") } ?? "",
-            summary: try keys["description"].map { value throws(PluginRefusal) in try string(value, "description") } ?? "",
+            version: try keys["version"].map { value throws(PluginRefusal) in try json.string(value, "version") } ?? "",
+            summary: try keys["description"].map { value throws(PluginRefusal) in try json.string(value, "description") } ?? "",
             library: library,
             initFunction: try keys["init"].map { value throws(PluginRefusal) in try function(value, label: "init", library: library, context: .lifecycle) },
             finiFunction: try keys["fini"].map { value throws(PluginRefusal) in try function(value, label: "fini", library: library, context: .lifecycle) },
@@ -80,9 +66,9 @@ private struct FFIManifestReader {
     private static let functionKeys = ["symbol", "library", "returns", "params", "args"]
 
     private func handler(_ value: JSONValue, library: String?) throws(PluginRefusal) -> FFIHandlerSpec {
-        let keys = try members(value, of: "a handler", allowed: Self.functionKeys + ["role", "targets", "verdicts"])
+        let keys = try json.members(value, of: "a handler", allowed: Self.functionKeys + ["role", "targets", "verdicts"])
         guard let roleValue = keys["role"] else { throw .ffi("a handler has no \"role\" (\(FFIRole.vocabulary))") }
-        let roleWord = try string(roleValue, "role")
+        let roleWord = try json.string(roleValue, "role")
         guard let role = FFIRole(rawValue: roleWord) else {
             throw .ffi("unknown role \"\(roleWord)\" (roles: \(FFIRole.vocabulary))")
         }
@@ -91,7 +77,7 @@ private struct FFIManifestReader {
         var targets: [String] = []
         if let list = keys["targets"] {
             guard role == .screen else { throw .ffi("\(label): \"targets\" are for a screen handler") }
-            targets = try strings(list, "\(label): targets")
+            targets = try json.strings(list, "\(label): targets")
         }
         if role == .screen {
             guard !targets.isEmpty else { throw .ffi("\(label): a screen handler must list its \"targets\"") }
@@ -110,14 +96,14 @@ private struct FFIManifestReader {
     }
 
     private func function(_ value: JSONValue, label: String, library: String?, context: Context) throws(PluginRefusal) -> FFIFunctionSpec {
-        let keys = try members(value, of: label, allowed: context == .lifecycle ? Self.functionKeys : Self.functionKeys + ["role", "targets", "verdicts"])
+        let keys = try json.members(value, of: label, allowed: context == .lifecycle ? Self.functionKeys : Self.functionKeys + ["role", "targets", "verdicts"])
         guard let symbolValue = keys["symbol"] else { throw .ffi("\(label) has no \"symbol\"") }
-        let symbol = try string(symbolValue, "\(label): symbol")
-        guard let library = try keys["library"].map({ value throws(PluginRefusal) in try string(value, "\(label): library") }) ?? library else {
+        let symbol = try json.string(symbolValue, "\(label): symbol")
+        guard let library = try keys["library"].map({ value throws(PluginRefusal) in try json.string(value, "\(label): library") }) ?? library else {
             throw .ffi("\(label) names no library, and the manifest has none")
         }
         let returns = try keys["returns"].map { value throws(PluginRefusal) in try returnType(value, label: label) } ?? nil
-        let params = try keys["params"].map { value throws(PluginRefusal) in try strings(value, "\(label): params") } ?? []
+        let params = try keys["params"].map { value throws(PluginRefusal) in try json.strings(value, "\(label): params") } ?? []
         let types = try params.map { word throws(PluginRefusal) in
             guard let type = FFIType(rawValue: word) else {
                 throw .ffi("\(label): unknown type \"\(word)\" (types: \(FFIType.vocabulary))")
@@ -142,7 +128,7 @@ private struct FFIManifestReader {
     }
 
     private func returnType(_ value: JSONValue, label: String) throws(PluginRefusal) -> FFIType? {
-        let word = try string(value, "\(label): returns")
+        let word = try json.string(value, "\(label): returns")
         if word == "void" { return nil }
         guard let type = FFIType(rawValue: word), type.isScalar else {
             let returns = (["void"] + FFIType.allCases.filter(\.isScalar).map(\.rawValue)).joined(separator: ", ")
@@ -187,13 +173,13 @@ private struct FFIManifestReader {
         case .number, .true, .false, .null:
             return .literal(try literal(value, type: type, label: label))
         case .object:
-            let keys = try members(value, of: label, allowed: ["value", "path", "default"])
+            let keys = try json.members(value, of: label, allowed: ["value", "path", "default"])
             if let literalValue = keys["value"] {
                 guard keys.count == 1 else { throw .ffi("\(label): a \"value\" stands alone (no \"path\" or \"default\")") }
                 return .literal(try literal(literalValue, type: type, label: label))
             }
             guard let pathValue = keys["path"] else { throw .ffi("\(label): an object argument has \"value\", or \"path\" and maybe \"default\"") }
-            let path = try string(pathValue, "\(label): path")
+            let path = try json.string(pathValue, "\(label): path")
             let binding = try word(path, type: type, context: context, label: label)
             guard case .path(let path, nil) = binding else {
                 guard keys["default"] == nil else { throw .ffi("\(label): only a message path takes a \"default\"") }
@@ -261,34 +247,4 @@ private struct FFIManifestReader {
         case .success(let bits): return .scalar(bits, text: text)
         case .failure(let problem): throw .ffi("\(label): the literal \(text), \(problem.reason(for: type))")
         }
-    }
-
-    // MARK: JSON shapes
-
-    private func members(_ value: JSONValue, of what: String, allowed: [String]) throws(PluginRefusal) -> [String: JSONValue] {
-        guard value.kind == .object else { throw .ffi("\(what) must be an object, not \(value.kind.withArticle)") }
-        var keys: [String: JSONValue] = [:]
-        var members = value.members
-        while let (key, member) = members.next() {
-            let name = key.text
-            guard allowed.contains(name) else {
-                throw .ffi("\(what): unknown key \"\(name)\" (keys: \(allowed.joined(separator: ", ")))")
-            }
-            keys[name] = member
-        }
-        return keys
-    }
-
-    private func string(_ value: JSONValue, _ what: String) throws(PluginRefusal) -> String {
-        guard value.kind == .string else { throw .ffi("\(what) must be a string, not \(value.kind.withArticle)") }
-        return value.text
-    }
-
-    private func strings(_ value: JSONValue, _ what: String) throws(PluginRefusal) -> [String] {
-        guard value.kind == .array else { throw .ffi("\(what) must be an array of strings, not \(value.kind.withArticle)") }
-        var result: [String] = []
-        var elements = value.elements
-        while let element = elements.next() { result.append(try string(element, what)) }
-        return result
-    }
-}
+    }}

@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPushHost
+import PushHostMessage
+import PushHostRecords
+import PushHostSystem
+
+/// A process plugin's program ending, starting again, and stopping.
+extension ProcessPlugin {
+    /// The program ended with wait `status`: fails the oldest call under
+    /// way, then starts it again after a backoff (the other calls under
+    /// way go to it), or disables the plugin, or (at shutdown) takes note.
+    func ended(_ status: Int32, verdicts: Workers.VerdictSink) {
+        let killedFor = process?.killedFor
+        let malformed = process?.rejection.map { "wrote a malformed answer: \($0)" }
+        process = nil
+        out.removeAll()
+        if case .stopped = phase { return }
+        let how = Worker.describe(status)
+        workers.metrics?.crashed(name, signal: (status & 0x7f) != 0 ? CrashJournal.Cause.signalName(status & 0x7f) : "exit")
+        var place = "between calls"
+        if let oldest = firstUnanswered {
+            let call = calls[oldest]
+            let handler = call.handler.name
+            place = "in \(handler)"
+            let reason: String =
+                switch (malformed, killedFor) {
+                case (let malformed?, _): "plugin \(name) \(malformed)"
+                case (nil, .handlerTimeout?): "plugin \(name) did not answer \(handler) within --handler-timeout \(launch.handlerTimeout)s (its program was killed)"
+                case (nil, .stopTimeout?): "plugin \(name) was still in \(handler) when --stop-timeout \(launch.stopTimeout)s ran out (its program was killed)"
+                case (nil, nil) where (status & 0x7f) != 0: "plugin \(name) crashed in \(handler): \(how)"
+                case (nil, nil): "plugin \(name)'s program exited in \(handler) (\(how))"
+                }
+            if killedFor == .stopTimeout && malformed == nil, call.address != 0, call.handler != .onData {
+                // Given up at the stop, as a handler in the host would be: its record ends as at a stop.
+                Message.noteGivenUp(OpaquePointer(bitPattern: call.address)!, reason)
+                answer(call.id, verdict: PH_CONTINUE, problem: nil, verdicts: verdicts)
+            } else {
+                answer(call.id, verdict: PH_FAILED, problem: reason, verdicts: verdicts)
+            }
+        }
+        // The calls written and not answered go to the next program.
+        sentThrough = answeredThrough
+        unanswered = 0
+        let what: String =
+            switch (malformed, killedFor) {
+            case (let malformed?, _): malformed
+            case (nil, .handlerTimeout?): "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)"
+            case (nil, .stopTimeout?): "was killed when --stop-timeout \(launch.stopTimeout)s ran out \(place)"
+            case (nil, nil): "crashed \(place): \(how)"
+            }
+        noteCrash(what, verdicts: verdicts)
+    }
+
+    /// The position of the oldest call written and not answered, if any.
+    private var firstUnanswered: Int? {
+        guard !calls.isEmpty, sentThrough >= calls[0].id else { return nil }
+        return (0...Int(sentThrough - calls[0].id)).first { !calls[$0].answered }
+    }
+
+    /// Counts a crash of the program (`what` it did), then starts it again
+    /// after a backoff, or disables the plugin past `--worker-crash-limit`,
+    /// failing the calls that wait.
+    private func noteCrash(_ what: String, verdicts: Workers.VerdictSink) {
+        let now = MonotonicClock.now()
+        guard let backoff = crashes.count(at: now) else {
+            logger.error("plugin \(name) disabled: its program crashed \(crashes.recent) times within \(launch.crashWindow)s (more than --worker-crash-limit \(launch.crashLimit)); the host goes on without it")
+            phase = .disabled
+            workers.metrics?.disabled(name, true)
+            while let position = calls.indices.first(where: { !calls[$0].answered }) {
+                answer(calls[position].id, verdict: PH_FAILED, problem: disabledReason, verdicts: verdicts)
+            }
+            return
+        }
+        logger.error("plugin \(name)'s program \(what); starting it again in \(backoff)s (crash \(crashes.recent) of --worker-crash-limit \(launch.crashLimit) within \(launch.crashWindow)s)")
+        phase = .restarting(at: now &+ UInt64(backoff * 1e9))
+    }
+
+    /// Why the calls of a disabled plugin fail.
+    var disabledReason: String {
+        "plugin \(name) is disabled (its program crashed more than --worker-crash-limit \(launch.crashLimit) times within \(launch.crashWindow)s)"
+    }
+
+    var isRestarting: Bool {
+        if case .restarting = phase { return true }
+        return false
+    }
+
+    /// When the backoff ends (monotonic ns), or nil.
+    var restartTime: UInt64? {
+        if case .restarting(let at) = phase { return at }
+        return nil
+    }
+
+    /// Starts the program again when its backoff is over, and writes it the calls that wait.
+    func restartIfDue(now: UInt64, verdicts: Workers.VerdictSink) {
+        guard case .restarting(let at) = phase, at <= now else { return }
+        do {
+            try start()
+        } catch {
+            // As a crash: a plugin whose program can never start again is disabled, and its calls fail.
+            return noteCrash("could not start again: \(error)", verdicts: verdicts)
+        }
+        sendMore()
+        flush()
+    }
+
+    // MARK: Shutdown
+
+    package var stopTimeout: Double { launch.stopTimeout }
+
+    /// Closes the program's standard input, once: it is to answer what it
+    /// has and end. Waited for with the others (``finishStop(by:)``).
+    package func beginStop() {
+        guard case .running = phase else { return }
+        phase = .stopped
+        guard let process else { return }
+        stopping = process
+        process.closeCalls()
+    }
+
+    /// Waits for the program asked to stop to end until `deadline`
+    /// (monotonic ns), then kills it.
+    package func finishStop(by deadline: UInt64) -> Bool {
+        guard let process = stopping else { return false }
+        stopping = nil
+        guard process.waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return false }
+        logger.error("plugin \(name): its program did not end by the stop's deadline (--stop-timeout \(launch.stopTimeout)s) after its input ended; killed")
+        process.kill(for: .stopTimeout)
+        _ = process.waitForEnd(timeout: 5)
+        return true
+    }
+}

@@ -1,0 +1,96 @@
+import CPushHost
+import PushHostJSON
+
+/// What a process plugin's program writes on its standard output, read as
+/// hostile: each line one answer, `{"id":N}`, `{"id":N,"verdict":"continue"|"suppress"}`
+/// or `{"id":N,"error":"why"}` (docs/process-plugins.md). Anything else is
+/// malformed, and ends the program.
+enum ProgramAnswers {
+    /// One answer.
+    struct Answer: Equatable {
+        let id: UInt64
+        /// `PH_CONTINUE`, `PH_SUPPRESS`, or `PH_FAILED` with `error`.
+        let verdict: ph_verdict
+        /// Whether it named a verdict (only a data call's answer may).
+        let namedVerdict: Bool
+        let error: String?
+    }
+
+    /// The longest line a program may write.
+    static let lineLimit = 1 << 16
+    /// The most bytes of an error the report keeps.
+    static let errorLimit = 2048
+
+    /// Why `line`, a program's first, is not `{"pushhost":1}`, or nil when it is.
+    static func readyProblem(_ line: [UInt8]) -> String? {
+        line.withUnsafeBytes { bytes in
+            var reader = JSONReader(maxDepth: 2)
+            guard let document = try? reader.parse(bytes), document.root.kind == .object, document.root.count == 1,
+                  let version = document.root.member(named: "pushhost"), version.kind == .number
+            else { return "its first line is not {\"pushhost\":\(ProgramStart.protocolVersion)}: \(quoted(line))" }
+            guard version.text == "\(ProgramStart.protocolVersion)" else {
+                return "it speaks protocol \(version.text), where this host speaks \(ProgramStart.protocolVersion)"
+            }
+            return nil
+        }
+    }
+
+    /// The answer `line` holds, or why it holds none.
+    static func read(_ line: UnsafeRawBufferPointer) -> Result<Answer, MalformedAnswer> {
+        if let id = plainDone(line) { return .success(Answer(id: id, verdict: PH_CONTINUE, namedVerdict: false, error: nil)) }
+        var reader = JSONReader(maxDepth: 2)
+        guard let document = try? reader.parse(line), document.root.kind == .object else {
+            return .failure(MalformedAnswer("a line that is no JSON object: \(quoted(Array(line)))"))
+        }
+        var id: UInt64?
+        var verdict = PH_CONTINUE
+        var namedVerdict = false
+        var error: String?
+        for (key, value) in document.root.members {
+            switch key.text {
+            case "id":
+                guard value.kind == .number, let number = UInt64(value.text), number > 0 else {
+                    return .failure(MalformedAnswer("an id that is no positive integer: \(quoted(Array(line)))"))
+                }
+                id = number
+            case "verdict":
+                switch (value.kind, value.text) {
+                case (.string, "continue"): verdict = PH_CONTINUE
+                case (.string, "suppress"): verdict = PH_SUPPRESS
+                default: return .failure(MalformedAnswer("a verdict that is neither \"continue\" nor \"suppress\": \(quoted(Array(line)))"))
+                }
+                namedVerdict = true
+            case "error":
+                guard value.kind == .string else { return .failure(MalformedAnswer("an error that is no string: \(quoted(Array(line)))")) }
+                error = String(decoding: Array(value.text.utf8.prefix(errorLimit)), as: UTF8.self)
+            default:
+                return .failure(MalformedAnswer("an answer with the unknown member \(quoted(Array(key.text.utf8))) (members: id, verdict, error)"))
+            }
+        }
+        guard let id else { return .failure(MalformedAnswer("an answer without an id: \(quoted(Array(line)))")) }
+        if error != nil && namedVerdict { return .failure(MalformedAnswer("an answer with both a verdict and an error: \(quoted(Array(line)))")) }
+        return .success(Answer(id: id, verdict: error != nil ? PH_FAILED : verdict, namedVerdict: namedVerdict, error: error))
+    }
+
+    /// The id of `{"id":N}` written exactly so (the answer most calls get), or nil.
+    private static func plainDone(_ line: UnsafeRawBufferPointer) -> UInt64? {
+        let head = #"{"id":"#.utf8
+        guard line.count > head.count + 1, line.count <= head.count + 20, line.starts(with: head), line.last == UInt8(ascii: "}") else { return nil }
+        var id: UInt64 = 0
+        for byte in line[head.count..<(line.count - 1)] {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = id.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            id = times &+ UInt64(byte - UInt8(ascii: "0"))
+            if id < times { return nil }
+        }
+        return id > 0 && line[head.count] != UInt8(ascii: "0") ? id : nil
+    }
+
+    /// `bytes` as a log shows them: at most 200, as JSON text.
+    static func quoted(_ bytes: [UInt8]) -> String {
+        var text: [UInt8] = []
+        bytes.prefix(200).withUnsafeBytes { JSONWriter.appendString($0, to: &text) }
+        return String(decoding: text, as: UTF8.self) + (bytes.count > 200 ? " (\(bytes.count) bytes)" : "")
+    }
+}
