@@ -8,9 +8,11 @@ import PushHostSystem
 
 /// A process plugin's program ending, starting again, and stopping.
 extension ProcessPlugin {
-    /// The program ended with wait `status`: fails the oldest call under
-    /// way, then starts it again after a backoff (the other calls under
-    /// way go to it), or disables the plugin, or (at shutdown) takes note.
+    /// The program ended with wait `status`. When it had one call under
+    /// way, alone (calls go one at a time after a crash), that call fails;
+    /// when it had several, they go to the next program one at a time. At
+    /// a stop's deadline they are given up. Then it starts again after a
+    /// backoff, or the plugin is disabled, or (at shutdown) it takes note.
     func ended(_ status: Int32, verdicts: Workers.VerdictSink) {
         let killedFor = process?.killedFor
         let malformed = process?.rejection.map { "wrote a malformed answer: \($0)" }
@@ -19,28 +21,18 @@ extension ProcessPlugin {
         if case .stopped = phase { return }
         let how = Worker.describe(status)
         workers.metrics?.crashed(name, signal: (status & 0x7f) != 0 ? CrashJournal.Cause.signalName(status & 0x7f) : "exit")
-        var place = "between calls"
-        if let oldest = firstUnanswered {
-            let call = calls[oldest]
-            let handler = call.handler.name
-            place = "in \(handler)"
-            let reason: String =
-                switch (malformed, killedFor) {
-                case (let malformed?, _): "plugin \(name) \(malformed)"
-                case (nil, .handlerTimeout?): "plugin \(name) did not answer \(handler) within --handler-timeout \(launch.handlerTimeout)s (its program was killed)"
-                case (nil, .stopTimeout?): "plugin \(name) was still in \(handler) when --stop-timeout \(launch.stopTimeout)s ran out (its program was killed)"
-                case (nil, nil) where (status & 0x7f) != 0: "plugin \(name) crashed in \(handler): \(how)"
-                case (nil, nil): "plugin \(name)'s program exited in \(handler) (\(how))"
-                }
-            if killedFor == .stopTimeout && malformed == nil, call.address != 0, call.handler != .onData {
-                // Given up at the stop, as a handler in the host would be: its record ends as at a stop.
-                Message.noteGivenUp(OpaquePointer(bitPattern: call.address)!, reason)
-                answer(call.id, verdict: PH_CONTINUE, problem: nil, verdicts: verdicts)
-            } else {
-                answer(call.id, verdict: PH_FAILED, problem: reason, verdicts: verdicts)
-            }
+        let underWay = unansweredPositions
+        var place = underWay.isEmpty ? "between calls" : "with \(underWay.count) calls under way"
+        if killedFor == .stopTimeout {
+            for position in underWay { giveUp(calls[position], how: how, verdicts: verdicts) }
+        } else if underWay.count == 1 {
+            let call = calls[underWay[0]]
+            place = "in \(call.handler.name)"
+            answer(call.id, verdict: PH_FAILED, problem: reason(call, malformed: malformed, killedFor: killedFor, how: how), verdicts: verdicts)
+        } else if let last = underWay.last {
+            replayThrough = calls[last].id
         }
-        // The calls written and not answered go to the next program.
+        // What was written and not answered goes to the next program.
         sentThrough = answeredThrough
         unanswered = 0
         let what: String =
@@ -53,10 +45,31 @@ extension ProcessPlugin {
         noteCrash(what, verdicts: verdicts)
     }
 
-    /// The position of the oldest call written and not answered, if any.
-    private var firstUnanswered: Int? {
-        guard !calls.isEmpty, sentThrough >= calls[0].id else { return nil }
-        return (0...Int(sentThrough - calls[0].id)).first { !calls[$0].answered }
+    /// Why `call` failed, the one call under way when the program ended.
+    private func reason(_ call: Call, malformed: String?, killedFor: ChildProcess.KillReason?, how: String) -> String {
+        let handler = call.handler.name
+        return switch (malformed, killedFor) {
+        case (let malformed?, _): "plugin \(name) \(malformed)"
+        case (nil, .handlerTimeout?): "plugin \(name) did not answer \(handler) within --handler-timeout \(launch.handlerTimeout)s (its program was killed)"
+        case (nil, _) where how.hasPrefix("SIG"): "plugin \(name) crashed in \(handler): \(how)"
+        case (nil, _): "plugin \(name)'s program exited in \(handler) (\(how))"
+        }
+    }
+
+    /// Gives `call` up at a stop's deadline, as a handler in the host would be: its record ends as at a stop.
+    private func giveUp(_ call: Call, how: String, verdicts: Workers.VerdictSink) {
+        let reason = "plugin \(name) was still in \(call.handler.name) when --stop-timeout \(launch.stopTimeout)s ran out (its program was killed)"
+        guard call.address != 0, call.handler != .onData else {
+            return answer(call.id, verdict: PH_FAILED, problem: reason, verdicts: verdicts)
+        }
+        Message.noteGivenUp(OpaquePointer(bitPattern: call.address)!, reason)
+        answer(call.id, verdict: PH_CONTINUE, problem: nil, verdicts: verdicts)
+    }
+
+    /// The positions of the calls written and not answered, oldest first.
+    private var unansweredPositions: [Int] {
+        guard !calls.isEmpty, sentThrough >= calls[0].id else { return [] }
+        return (0...Int(sentThrough - calls[0].id)).filter { !calls[$0].answered }
     }
 
     /// Counts a crash of the program (`what` it did), then starts it again

@@ -17,12 +17,13 @@ import PushHostSystem
 /// answer in any order; at most ``window`` calls are under way in it, the
 /// others wait in the host.
 ///
-/// It keeps the guarantees of a worker (``Worker``): when the program
-/// dies, the oldest call under way fails (`plugin NAME crashed in
-/// on_background: SIGKILL`), the others go to a new program started after
-/// a backoff, past `--worker-crash-limit` the plugin is disabled; a call
-/// under way longer than `--handler-timeout` ends it; a line that is no
-/// answer to a call under way ends it as malformed.
+/// It keeps the guarantees of a worker (``Worker``): when the program dies
+/// (or is killed after `--handler-timeout`, or for a line that is no answer
+/// to a call under way), the host cannot tell which of the calls under way
+/// it was in, as a program answers when it likes. A new program, started
+/// after a backoff, gets those calls again one at a time: one that ends
+/// it again is the one, and fails alone (`plugin NAME crashed in
+/// on_background: SIGKILL`); past `--worker-crash-limit` the plugin is disabled.
 package final class ProcessPlugin: RemotePlugin {
     enum Phase {
         case running
@@ -67,6 +68,9 @@ package final class ProcessPlugin: RemotePlugin {
     /// The last call written to the program (they go in order), and how many written are not answered.
     var sentThrough: UInt64 = 0
     var unanswered = 0
+    /// The calls up to this one were under way when a program ended: they
+    /// go to the next one at a time, so that the call a program ends in is known.
+    var replayThrough: UInt64 = 0
     /// Calls that could not be written (their message was gone): answered at the next take.
     private var skipped: [UInt64] = []
     /// What waits to be written to the program's standard input.
@@ -192,7 +196,7 @@ package final class ProcessPlugin: RemotePlugin {
     /// Writes the calls that wait, as far as the window lets.
     func sendMore() {
         guard case .running = phase, let process else { return }
-        while unanswered < Self.window, sentThrough < nextID - 1 {
+        while unanswered < (sentThrough < replayThrough ? 1 : Self.window), sentThrough < nextID - 1 {
             sentThrough += 1
             let position = Int(sentThrough - calls[0].id)
             guard !calls[position].answered else { continue }

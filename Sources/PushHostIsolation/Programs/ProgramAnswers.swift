@@ -21,15 +21,16 @@ enum ProgramAnswers {
     /// The most bytes of an error the report keeps.
     static let errorLimit = 2048
 
-    /// Why `line`, a program's first, is not `{"pushhost":1}`, or nil when it is.
+    /// Why `line`, a program's first, is not `{"pushhost":1}` (other
+    /// members left for later versions), or nil when it is.
     static func readyProblem(_ line: [UInt8]) -> String? {
         line.withUnsafeBytes { bytes in
             var reader = JSONReader(maxDepth: 2)
-            guard let document = try? reader.parse(bytes), document.root.kind == .object, document.root.count == 1,
+            guard let document = try? reader.parse(bytes), document.root.kind == .object,
                   let version = document.root.member(named: "pushhost"), version.kind == .number
-            else { return "its first line is not {\"pushhost\":\(ProgramStart.protocolVersion)}: \(quoted(line))" }
+            else { return "wrote a first line that is not {\"pushhost\":\(ProgramStart.protocolVersion)}: \(quoted(line))" }
             guard version.text == "\(ProgramStart.protocolVersion)" else {
-                return "it speaks protocol \(version.text), where this host speaks \(ProgramStart.protocolVersion)"
+                return "speaks protocol \(version.text), where this host speaks \(ProgramStart.protocolVersion)"
             }
             return nil
         }

@@ -9,8 +9,9 @@ import PushHostPlugins
 /// host starts `pushhost worker --program` from its own binary, as it
 /// starts a worker (in namespaces of its own when walled), and this ties
 /// its life to the host's, puts up the walls with the grants of the
-/// manifest (and `exec`, to start the program, and a read of the manifest's
-/// folder), and then becomes the program (`execvp`), which keeps them.
+/// manifest (and `exec`, to start the program, and a read of what its
+/// command names in the manifest's folder: ``reads(_:in:)``), and then
+/// becomes the program (`execvp`), which keeps them.
 ///
 /// The program gets its calls on its standard input (the host's pipe, fd
 /// 3 until then), answers on its standard output, and its standard error
@@ -46,11 +47,12 @@ package enum ProgramStart {
         let state = stateDirectory + "/plugins/" + name
         let environment = [
             ("PUSHHOST_PROTOCOL", "\(protocolVersion)"), ("PUSHHOST_PLUGIN", name), ("PUSHHOST_STATE", state),
-            ("PUSHHOST_SETTINGS", settingsJSON(settings)),
+            // The grants are the host's, not the program's to read.
+            ("PUSHHOST_SETTINGS", settingsJSON(settings.filter { !$0.key.hasPrefix(SandboxGrants.prefix) })),
         ]
         if sandbox != .off {
             settings[SandboxGrants.prefix + "exec"] = "true"
-            settings[SandboxGrants.prefix + "read", default: ""] += "\n" + folder
+            for path in reads(command, in: folder) { settings[SandboxGrants.prefix + "read", default: ""] += "\n" + path }
             _ = WorkerLoop.raiseWalls(
                 sandbox, file: manifest, name: name, settings: settings, stateDirectory: stateDirectory, namespaceFailure: namespaceFailure,
                 logger: logger)
@@ -62,6 +64,27 @@ package enum ProgramStart {
         let argv = command.map { strdup($0) } + [nil]
         execvp(command[0], argv)
         fail("cannot start \(command[0])", logger)
+    }
+
+    /// What of its manifest's `folder` a program reads: each file its
+    /// command names there (`handler.py`), and the subfolder a file it names
+    /// is in (`inbox/main.py`: all of `inbox`, its modules beside it); not
+    /// the folder itself, where other plugins and their settings are.
+    static func reads(_ command: [String], in folder: String) -> [String] {
+        var paths: [String] = []
+        for item in command where !item.hasPrefix("/") {
+            let parts = item.split(separator: "/").drop { $0 == "." }
+            guard let first = parts.first, first != "..", let real = PluginCatalog.realPath(folder + "/" + parts.joined(separator: "/")),
+                  real.hasPrefix(folder + "/")
+            else { continue }
+            guard parts.count > 1 else {
+                paths.append(real)
+                continue
+            }
+            // The subfolder as it is, not a link out of the folder.
+            if let subfolder = PluginCatalog.realPath(folder + "/" + first), subfolder.hasPrefix(folder + "/") { paths.append(subfolder) }
+        }
+        return paths
     }
 
     private static func fail(_ what: String, _ logger: Logger) -> Never {
