@@ -638,14 +638,7 @@ package final class Worker: RemotePlugin {
         turns.removeAll()
         out.removeAll()
         let place = underWay.map { "in \($0)" } ?? "between calls"
-        let what: String =
-            switch (malformed, killedFor) {
-            case (let malformed?, _): malformed
-            case (nil, .handlerTimeout?): "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)"
-            case (nil, .stopTimeout?): "was killed when --stop-timeout \(launch.stopTimeout)s ran out \(place)"
-            case (nil, nil): "crashed \(place): \(how)"
-            }
-        noteCrash(what, verdicts: verdicts)
+        noteCrash(launch.ending(malformed: malformed, killedFor: killedFor, place: place, how: how), verdicts: verdicts)
     }
 
     /// Counts a crash of the worker (`what` it did), then starts it again

@@ -34,6 +34,20 @@ package struct WorkerLaunch {
     package let largestFrame: Int
 }
 
+extension WorkerLaunch {
+    /// What a process of a plugin did as it ended, for the log line that
+    /// says so: what it sent that was `malformed`, why the host killed it
+    /// (`killedFor`), or how it crashed; `place`: where its calls stood.
+    func ending(malformed: String?, killedFor: ChildProcess.KillReason?, place: String, how: String) -> String {
+        switch (malformed, killedFor) {
+        case (let malformed?, _): malformed
+        case (nil, .handlerTimeout?): "was killed after --handler-timeout \(handlerTimeout)s \(place)"
+        case (nil, .stopTimeout?): "was killed when --stop-timeout \(stopTimeout)s ran out \(place)"
+        case (nil, nil): "crashed \(place): \(how)"
+        }
+    }
+}
+
 /// What a worker's watcher thread posts to the dispatch thread.
 enum WorkerEvent: Sendable {
     /// The process `process` of the worker `worker` ended, with this wait status.

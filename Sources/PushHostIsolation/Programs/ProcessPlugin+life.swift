@@ -35,14 +35,7 @@ extension ProcessPlugin {
         // What was written and not answered goes to the next program.
         sentThrough = answeredThrough
         unanswered = 0
-        let what: String =
-            switch (malformed, killedFor) {
-            case (let malformed?, _): malformed
-            case (nil, .handlerTimeout?): "was killed after --handler-timeout \(launch.handlerTimeout)s \(place)"
-            case (nil, .stopTimeout?): "was killed when --stop-timeout \(launch.stopTimeout)s ran out \(place)"
-            case (nil, nil): "crashed \(place): \(how)"
-            }
-        noteCrash(what, verdicts: verdicts)
+        noteCrash(launch.ending(malformed: malformed, killedFor: killedFor, place: place, how: how), verdicts: verdicts)
     }
 
     /// Why `call` failed, the one call under way when the program ended.
