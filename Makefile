@@ -36,6 +36,9 @@ swiftlibdir = $(libdir)/pushhost/swift
 # The Swift SDK as a package of its own, for Swift plugins built against the
 # installed pushhost (pushhost new plugin --language swift depends on it).
 sdkdir = $(datadir)/pushhost/PushHostPlugin
+# The SDKs of process plugins, one file each, which pushhost new plugin
+# --language python|node copies beside the program it writes.
+programsdkdir = $(datadir)/pushhost/sdk
 systemdsystemunitdir = $(prefix)/lib/systemd/system
 systemduserunitdir = $(prefix)/lib/systemd/user
 bashcompletiondir = $(datadir)/bash-completion/completions
@@ -107,7 +110,7 @@ help:
 	@echo '                   pushhost-samples, pushhost-desktop, pushhost-unifiedpush, pushhost-nats'
 	@echo 'make clean         swift package clean, and the man pages and completions'
 	@echo 'Variables: PREFIX or prefix, DESTDIR, bindir, libdir, includedir, datadir, mandir,'
-	@echo '  pluginsdir, samplesdir, swiftlibdir, sdkdir, systemdsystemunitdir, systemduserunitdir,'
+	@echo '  pluginsdir, samplesdir, swiftlibdir, sdkdir, programsdkdir, systemdsystemunitdir, systemduserunitdir,'
 	@echo '  SWIFT, SCRATCH, PATCHELF'
 
 $(bin)/pushhost: $(sources)
@@ -165,6 +168,9 @@ install: build
 	$(INSTALL_DATA) sdk/Package.swift $(DESTDIR)$(sdkdir)/Package.swift
 	$(INSTALL_DATA) $(sdk_sources) $(DESTDIR)$(sdkdir)/Sources/PushHostPlugin/
 	$(INSTALL_DATA) include/pushhost.h include/module.modulemap $(DESTDIR)$(sdkdir)/include/
+	$(INSTALL) -d $(DESTDIR)$(programsdkdir)/python $(DESTDIR)$(programsdkdir)/node
+	$(INSTALL_DATA) sdk/python/pushhost.py $(DESTDIR)$(programsdkdir)/python/
+	$(INSTALL_DATA) sdk/node/pushhost.js $(DESTDIR)$(programsdkdir)/node/
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	version=$$($(bin)/pushhost --version) && \
 	$(SED) -e 's|@prefix@|$(prefix)|g' -e 's|@includedir@|$(pc_includedir)|g' \
@@ -200,7 +206,7 @@ uninstall:
 	    $(DESTDIR)$(fishcompletiondir)/pushhost.fish \
 	    $(foreach doc,$(docs) $(guides),$(DESTDIR)$(docdir)/$(doc)) \
 	    $(DESTDIR)$(systemdsystemunitdir)/pushhost.service $(DESTDIR)$(systemduserunitdir)/pushhost.service
-	rm -rf $(DESTDIR)$(sdkdir) $(DESTDIR)$(swiftlibdir)
+	rm -rf $(DESTDIR)$(sdkdir) $(DESTDIR)$(programsdkdir) $(DESTDIR)$(swiftlibdir)
 	for dir in $(DESTDIR)$(pluginsdir) $(DESTDIR)$(samplesdir) $(DESTDIR)$(libdir)/pushhost $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir) \
 	    $(DESTDIR)$(datadir)/pushhost; do \
 	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir"; fi; \

@@ -111,7 +111,7 @@ done
 build pushhost net "" "host for push-notification handler plugins" \
     "pushhost loads handler plugins (shared libraries in C or Swift) through a small, versioned C ABI, reads push messages as NDJSON from standard input or a spool folder, and dispatches each one by app state and target: a data stage before any UI stage, background handlers, foreground screens, and a token receiver. It carries the Swift runtime it links; the systemd units load the plugins in /usr/lib/pushhost/plugins, none at first."
 build pushhost-dev libdevel "" "plugin API of pushhost: C header, pkg-config file, Swift SDK" \
-    "For authors of pushhost plugins: pushhost.h and pushhost.pc for C plugins, and the Swift SDK (PushHostPlugin) as a Swift package in /usr/share/pushhost/PushHostPlugin, which 'pushhost new plugin --language swift' depends on."
+    "For authors of pushhost plugins: pushhost.h and pushhost.pc for C plugins, the Swift SDK (PushHostPlugin) as a Swift package in /usr/share/pushhost/PushHostPlugin, which 'pushhost new plugin --language swift' depends on, and the one-file SDKs of process plugins for Python and Node.js in /usr/share/pushhost/sdk, which 'pushhost new plugin --language python|node' copies."
 build pushhost-samples net "pushhost (= $version)" "sample plugins of pushhost" \
     "The sample plugins of pushhost, in C and Swift, in /usr/lib/pushhost/samples, where the units do not load them: copy one (and its settings file) into /usr/lib/pushhost/plugins to enable it. The Swift ones run on pushhost's own Swift runtime."
 build pushhost-desktop net "pushhost (= $version)" "desktop notifications plugin for pushhost" \

@@ -23,7 +23,9 @@ struct NewPluginCommand: ParsableCommand, LoggingCommand {
             depends on the Swift SDK (PushHostPlugin) installed beside this pushhost, or on the one --sdk names. \
             Its test, test/run.sh, runs pushhost plugins --check, pipes test/messages.ndjson into pushhost run \
             --ephemeral, holds the report against test/expected.ndjson with pushhost check (JUnit XML into \
-            test/results/) and checks the plugin's log lines. A plugin with the action role but neither background nor screen gets \
+            test/results/) and checks the plugin's log lines. A python, node or shell project is a process plugin: \
+            NAME.process.json and its program in NAME/, with the SDK of its language copied beside it (shell: none, \
+            it reads calls with jq). A plugin with the action role but neither background nor screen gets \
             background too, so that its test can deliver a message to act on.
             """
     )
@@ -31,7 +33,7 @@ struct NewPluginCommand: ParsableCommand, LoggingCommand {
     @Argument(help: ArgumentHelp("The plugin's name: 1 to 64 of [a-z0-9_-], starting with a letter."))
     var name: String
 
-    @Option(help: ArgumentHelp("The plugin's language.", valueName: "c|swift"))
+    @Option(help: ArgumentHelp("The plugin's language: a library (c, swift), or a process plugin's program (python, node, shell with jq).", valueName: "c|swift|python|node|shell"))
     var language: String = "c"
 
     @Option(help: ArgumentHelp("The roles it plays, comma-separated: data, background, screen, token, action, interceptor, source.", valueName: "ROLES"))
@@ -47,7 +49,7 @@ struct NewPluginCommand: ParsableCommand, LoggingCommand {
 
     func run() throws {
         guard let language = PluginTemplate.Language(rawValue: language) else {
-            throw UsageError("unknown language \"\(language)\" (languages: c, swift)")
+            throw UsageError("unknown language \"\(language)\" (languages: \(PluginTemplate.Language.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         let template = try PluginTemplate(name: name, language: language, roles: try PluginTemplate.roles(role))
         var found = TemplateSDK.currentExecutable.map(TemplateSDK.beside(executable:)) ?? TemplateSDK(include: nil, swiftPackage: nil)
@@ -57,9 +59,10 @@ struct NewPluginCommand: ParsableCommand, LoggingCommand {
         if !template.addedRoles.isEmpty {
             print("\(name): added the role \(template.addedRoles.map(\.rawValue).joined(separator: ", ")), so that its test can deliver a message to act on")
         }
+        let words: [PluginTemplate.Language: String] = [.c: "C", .swift: "Swift", .python: "Python", .node: "Node.js", .shell: "sh with jq"]
         print("""
-            wrote \(folder): \(name) in \(language == .c ? "C" : "Swift"), roles \(template.roles.map(\.rawValue).joined(separator: ", "))
-            next: cd \(folder) && make && make test
+            wrote \(folder): \(name) in \(words[language]!), roles \(template.roles.map(\.rawValue).joined(separator: ", "))
+            next: cd \(folder) && \(language.isProgram ? "make test" : "make && make test")
             """)
     }
 }

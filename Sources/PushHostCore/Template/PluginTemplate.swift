@@ -6,6 +6,11 @@ import PushHostSystem
 package struct PluginTemplate: Sendable {
     package enum Language: String, CaseIterable, Sendable {
         case c, swift
+        /// A process plugin's program (docs/process-plugins.md), on the SDK of its language or (shell) none.
+        case python, node, shell
+
+        /// Whether it is a process plugin's program, which plays no interceptor nor source.
+        package var isProgram: Bool { self != .c && self != .swift }
     }
 
     /// A role the template can write a handler for.
@@ -36,6 +41,9 @@ package struct PluginTemplate: Sendable {
             throw UsageError("the plugin name \"\(name)\" must be 1 to 64 of [a-z0-9_-], starting with a letter")
         }
         guard !roles.isEmpty else { throw UsageError("give at least one role (--role)") }
+        if language.isProgram, let role = roles.first(where: { $0 == .interceptor || $0 == .source }) {
+            throw UsageError("a \(language.rawValue) plugin cannot be an \(role.rawValue) (a process plugin has the roles data, background, screen, token and action)")
+        }
         var chosen = Set(roles)
         if chosen.contains(.action), chosen.isDisjoint(with: [.background, .screen]) {
             chosen.insert(.background)

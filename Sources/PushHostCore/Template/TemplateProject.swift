@@ -15,10 +15,14 @@ package struct TemplateSDK: Sendable {
     package var include: String?
     /// The Swift package holding the `PushHostPlugin` product; nil when unknown.
     package var swiftPackage: String?
+    /// The folder holding the SDKs of process plugins (`python/pushhost.py`,
+    /// `node/pushhost.js`); nil when unknown.
+    package var programs: String?
 
-    package init(include: String?, swiftPackage: String?) {
+    package init(include: String?, swiftPackage: String?, programs: String? = nil) {
         self.include = include
         self.swiftPackage = swiftPackage
+        self.programs = programs
     }
 }
 
@@ -28,7 +32,7 @@ extension PluginTemplate {
         let scenario = TemplateScenario(self)
         var files = [
             TemplateFile(path: "README.md", text: readme, executable: false),
-            TemplateFile(path: ".gitignore", text: ".build/\n*.so\nPackage.resolved\ntest/results/\n", executable: false),
+            TemplateFile(path: ".gitignore", text: language.isProgram ? "test/results/\n" : ".build/\n*.so\nPackage.resolved\ntest/results/\n", executable: false),
             TemplateFile(path: "test/run.sh", text: TemplateTestScript(template: self).text, executable: true),
             TemplateFile(path: "test/messages.ndjson", text: lines(scenario.messages), executable: false),
             TemplateFile(path: "test/expected.ndjson", text: lines(scenario.expected), executable: false),
@@ -56,12 +60,52 @@ extension PluginTemplate {
                 TemplateFile(path: "Package.swift", text: source.manifest(sdk: package), executable: false),
                 TemplateFile(path: "Sources/\(moduleName)/\(typeName).swift", text: source.text, executable: false),
             ]
+        case .python, .node, .shell:
+            let program = ProgramSource(template: self)
+            files += [
+                TemplateFile(path: "Makefile", text: programMakefile, executable: false),
+                TemplateFile(path: "\(name).process.json", text: program.manifest, executable: false),
+                TemplateFile(path: program.path, text: program.text, executable: language == .shell),
+            ]
+            if language != .shell { files.append(try sdkFile(from: sdk.programs)) }
         }
         return files
     }
 
+    /// The SDK of its language, copied beside the program: the program
+    /// reads it there, inside the walls.
+    private func sdkFile(from folder: String?) throws(UsageError) -> TemplateFile {
+        let file = language == .node ? "node/pushhost.js" : "python/pushhost.py"
+        guard let folder, let bytes = try? RegularFile.read(folder + "/" + file, links: .follow) else {
+            throw UsageError("no pushhost SDK for \(language.rawValue) (\(file)) was found beside this pushhost")
+        }
+        return TemplateFile(path: "\(name)/\(file.split(separator: "/").last!)", text: String(decoding: bytes, as: UTF8.self), executable: false)
+    }
+
+    /// The file `test/run.sh` loads: the manifest of a program, else the library.
+    var pluginFile: String { language.isProgram ? "\(name).process.json" : "lib\(name).so" }
+
     private func lines(_ lines: [String]) -> String {
         lines.map { $0 + "\n" }.joined()
+    }
+
+    private var programMakefile: String {
+        """
+        # Tests \(name), the pushhost process plugin of \(name).process.json, under pushhost.
+        #
+        #     make test         # run it under pushhost and check what comes out (test/run.sh)
+        #     make test PUSHHOST=/path/to/pushhost
+
+        PUSHHOST ?= pushhost
+
+        all:
+
+        test:
+        \tPUSHHOST='$(PUSHHOST)' PLUGIN=./\(name).process.json test/run.sh
+
+        .PHONY: all test
+
+        """
     }
 
     private var makeTargets: String {
@@ -133,17 +177,36 @@ extension PluginTemplate {
 
     private var readme: String {
         let roles = roles.map(\.rawValue).joined(separator: ", ")
-        let source = language == .c ? "`\(name).c`" : "`Sources/\(moduleName)/\(typeName).swift`"
-        return """
-            # \(name)
+        let source: String =
+            switch language {
+            case .c: "`\(name).c`"
+            case .swift: "`Sources/\(moduleName)/\(typeName).swift`"
+            default: "`\(ProgramSource(template: self).path)`"
+            }
+        let build = language.isProgram
+            ? """
+            A process plugin: \(name).process.json names its program, which the host
+            starts and keeps (its protocol: docs/process-plugins.md).
 
-            A pushhost plugin (roles: \(roles)), made by `pushhost new plugin`.
-
+            ```
+            make test     # runs it under pushhost and checks what comes out
+            pushhost plugins --process ./\(name).process.json
+            ```
+            """
+            : """
             ```
             make          # builds lib\(name).so
             make test     # runs it under pushhost and checks what comes out
             pushhost plugins --plugin ./lib\(name).so
             ```
+            """
+        let load = language.isProgram ? "--process ./\(name).process.json" : "--plugin ./lib\(name).so"
+        return """
+            # \(name)
+
+            A pushhost plugin (roles: \(roles)), made by `pushhost new plugin`.
+
+            \(build)
 
             \(source) has one handler per role; each does a small thing the test
             checks: the data handler suppresses a message whose data says
@@ -152,9 +215,9 @@ extension PluginTemplate {
 
             ## The test
 
-            `test/run.sh` first runs `pushhost plugins --check --plugin ./lib\(name).so`
+            `test/run.sh` first runs `pushhost plugins --check \(load)`
             (the plugin created and destroyed, as a run would), then
-            `pushhost run --ephemeral --plugin ./lib\(name).so` with
+            `pushhost run --ephemeral \(load)` with
             `test/messages.ndjson` on standard input (a state folder of its own,
             removed at exit), and checks:
 
@@ -169,7 +232,7 @@ extension PluginTemplate {
             from a report instead of by hand, and keep only the fields that matter:
 
             ```
-            pushhost run --ephemeral --plugin ./lib\(name).so --report report.ndjson < test/messages.ndjson
+            pushhost run --ephemeral \(load) --report report.ndjson < test/messages.ndjson
             pushhost check report.ndjson test/expected.ndjson --update
             ```
             \(plays(.source) ? """

@@ -5,20 +5,23 @@ import PushHostSystem
 
 extension TemplateSDK {
     /// What the pushhost binary at `executable` comes with: installed by
-    /// `make install`, the header in `PREFIX/include` and the Swift SDK's
-    /// package in `PREFIX/share/pushhost/PushHostPlugin`; run from a build of
-    /// the source tree, that tree's `include/` and `sdk/`.
+    /// `make install`, the header in `PREFIX/include`, the Swift SDK's
+    /// package in `PREFIX/share/pushhost/PushHostPlugin` and the process
+    /// plugins' SDKs in `PREFIX/share/pushhost/sdk`; run from a build of the
+    /// source tree, that tree's `include/` and `sdk/`.
     package static func beside(executable: String) -> TemplateSDK {
         var folder = parent(of: executable)
         let prefix = parent(of: folder)
         if exists(prefix + "/include/pushhost.h") {
-            let package = prefix + "/share/pushhost/PushHostPlugin"
-            return TemplateSDK(include: prefix + "/include", swiftPackage: exists(package + "/Package.swift") ? package : nil)
+            let package = prefix + "/share/pushhost/PushHostPlugin", programs = prefix + "/share/pushhost/sdk"
+            return TemplateSDK(
+                include: prefix + "/include", swiftPackage: exists(package + "/Package.swift") ? package : nil,
+                programs: exists(programs) ? programs : nil)
         }
         // A build of the tree: TREE/.build/PLATFORM/CONFIGURATION/pushhost.
         while folder.count > 1 {
             if exists(folder + "/include/pushhost.h"), exists(folder + "/sdk/Package.swift") {
-                return TemplateSDK(include: folder + "/include", swiftPackage: folder + "/sdk")
+                return TemplateSDK(include: folder + "/include", swiftPackage: folder + "/sdk", programs: folder + "/sdk")
             }
             folder = parent(of: folder)
         }

@@ -31,12 +31,17 @@ struct TemplateTestScript {
             # - each line of test/expected.log must be found in pushhost's log.
             #
             #     PUSHHOST   the pushhost binary (default: pushhost, found on PATH)
-            #     PLUGIN     the plugin file (default: ./lib\(name).so)
+            #     PLUGIN     the plugin file (default: ./\(template.pluginFile))
             #     RESULTS    where the JUnit XML files go (default: test/results)
             set -euo pipefail
             cd "$(dirname "$0")/.."
             pushhost=${PUSHHOST:-pushhost}
-            plugin=${PLUGIN:-./lib\(name).so}
+            plugin=${PLUGIN:-./\(template.pluginFile)}
+            # A process manifest is loaded with --process, a library with --plugin.
+            case $plugin in
+                *.process.json) load=--process ;;
+                *) load=--plugin ;;
+            esac
             results=${RESULTS:-test/results}
             work=$(mktemp -d)
             trap 'rm -rf "$work"' EXIT
@@ -56,7 +61,7 @@ struct TemplateTestScript {
                 local input=$1 report=$2 status=0
                 shift 2
                 runs=$((runs + 1))
-                "$pushhost" run --plugin "$plugin" --ephemeral --report "$report" "$@" \\
+                "$pushhost" run "$load" "$plugin" --ephemeral --report "$report" "$@" \\
                     < "$input" 2>> "$work/log" || status=$?
                 [ "$status" -eq 0 ] || fail "pushhost run" "$status"
             }
@@ -67,7 +72,7 @@ struct TemplateTestScript {
                 local input=$1 report=$2 expected=$3
                 shift 3
                 runs=$((runs + 1))
-                "$pushhost" run --plugin "$plugin" --ephemeral --report "$report" "$@" \\
+                "$pushhost" run "$load" "$plugin" --ephemeral --report "$report" "$@" \\
                     < "$input" 2>> "$work/log" &
                 local pid=$! want tries=0 status=0
                 want=$(grep -c . "$expected")
@@ -93,7 +98,7 @@ struct TemplateTestScript {
             }
 
             status=0
-            "$pushhost" plugins --check --plugin "$plugin" > "$work/dry-run" 2>> "$work/log" || status=$?
+            "$pushhost" plugins --check "$load" "$plugin" > "$work/dry-run" 2>> "$work/log" || status=$?
             if [ "$status" -ne 0 ]; then
                 cat "$work/dry-run"
                 fail "pushhost plugins --check" "$status"

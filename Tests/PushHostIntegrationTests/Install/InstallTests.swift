@@ -158,6 +158,8 @@ struct InstallTests {
             "usr/share/pushhost/PushHostPlugin/Package.swift",
             "usr/share/pushhost/PushHostPlugin/include/pushhost.h",
             "usr/share/pushhost/PushHostPlugin/include/module.modulemap",
+            "usr/share/pushhost/sdk/python/pushhost.py",
+            "usr/share/pushhost/sdk/node/pushhost.js",
         ] + Self.samples.map { "usr/lib/pushhost/samples/lib\($0).so" } + pages + Self.guides.map { "usr/share/doc/pushhost/docs/" + $0 }
           + runtime
           + Self.sdkSources.map { "usr/share/pushhost/PushHostPlugin/Sources/PushHostPlugin/" + $0 })

@@ -40,6 +40,25 @@ import Testing
         try Self.expectListed(installed, project.library, roles: "background,action")
     }
 
+    static let programRoles = "data,background,screen,token,action"
+
+    @Test("a process plugin in Python, Node.js or sh with every role it can have passes its test under the installed pushhost, behind the walls",
+          arguments: ["python", "node", "shell"])
+    func programPassesItsTest(language: String) async throws {
+        let installed = try await Installation.shared()
+        let scratch = try Scratch()
+        let name = "hello-\(language)"
+        _ = try Self.make(installed, name: name, language: language, roles: Self.programRoles, in: scratch)
+        let sdk = ["python": "\(name)/pushhost.py", "node": "\(name)/pushhost.js"][language]
+        if let sdk {
+            // The SDK is the installed one, copied beside the program, where its walls let it read.
+            let installedSDK = installed.prefix + "/share/pushhost/sdk/" + (language == "node" ? "node/pushhost.js" : "python/pushhost.py")
+            #expect(scratch.read(sdk) == (try String(contentsOfFile: installedSDK, encoding: .utf8)))
+        }
+        let listing = try Command.run(installed.pushhost, ["plugins", "--process", scratch.file("\(name)/\(name).process.json")])
+        #expect(listing.stdout.contains("  roles: data, background, screen, token, action\n"), "\(listing.stdout)")
+    }
+
     @Test("a handler that does the wrong thing fails the generated test, which says which line and why")
     func brokenHandlerFailsTheTest() async throws {
         let installed = try await Installation.shared()
@@ -92,6 +111,19 @@ import Testing
         #expect(test.stdout.contains("ok: tree passed (1 runs)"), "\(test.stdout)")
     }
 
+    @Test("from a build of the source tree, a Python plugin copies the tree's SDK and passes its test")
+    func pythonFromTheSourceTree() throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("tree-py")
+        let written = try Command.pushhost(["new", "plugin", "tree-py", "--language", "python", "--role", "data,background", "--output", folder])
+        try #require(written.status == 0, "\(written.stderr)")
+        #expect(written.stdout.contains("next: cd \(folder) && make test"), "\(written.stdout)")
+        #expect(scratch.read("tree-py/tree-py/pushhost.py") == (try String(contentsOf: Paths.packageRoot.appendingPathComponent("sdk/python/pushhost.py"), encoding: .utf8)))
+        let test = try Command.run("make", ["-C", folder, "test", "PUSHHOST=\(Paths.pushhost)"])
+        #expect(test.status == 0, "\(test.stdout)\(test.stderr)")
+        #expect(test.stdout.contains("ok: tree-py passed (1 runs)"), "\(test.stdout)")
+    }
+
     @Test("from a build of the source tree, a Swift plugin builds against sdk/ with an empty cache and resolves no other package")
     func swiftFromTheSourceTree() throws {
         let scratch = try Scratch()
@@ -124,7 +156,9 @@ import Testing
             (["Bad"], 2, #"the plugin name "Bad" must be 1 to 64 of [a-z0-9_-], starting with a letter"#),
             (["1st"], 2, #"the plugin name "1st" must be 1 to 64 of [a-z0-9_-], starting with a letter"#),
             (["ok", "--role", "data,poll"], 2, #"unknown role "poll" (roles: data, background, screen, token, action, interceptor, source)"#),
-            (["ok", "--language", "rust"], 2, #"unknown language "rust" (languages: c, swift)"#),
+            (["ok", "--language", "rust"], 2, #"unknown language "rust" (languages: c, swift, python, node, shell)"#),
+            (["ok", "--language", "python", "--role", "data,interceptor"], 2,
+             "a python plugin cannot be an interceptor (a process plugin has the roles data, background, screen, token and action)"),
             (["ok", "--output", scratch.file("full")], 1, "\(scratch.file("full")) is there and is not empty: pushhost new writes only into a new or empty folder"),
             (["ok", "--language", "swift", "--sdk", scratch.path], 2, "--sdk \(scratch.path): no Package.swift there (give the folder of the package that has PushHostPlugin)"),
         ]
