@@ -46,8 +46,9 @@ package final class ProcessPlugin: RemotePlugin {
         var answered = false
     }
 
-    /// The most calls under way in the program.
-    static let window = 64
+    /// The most calls under way in the program: enough that it reads and
+    /// answers many at a time while the host writes more.
+    static let window = 512
 
     let name: String
     /// Its plugin's number in load order, once created.
@@ -200,7 +201,7 @@ package final class ProcessPlugin: RemotePlugin {
             sentThrough += 1
             let position = Int(sentThrough - calls[0].id)
             guard !calls[position].answered else { continue }
-            if encode(calls[position]) {
+            if encode(id: sentThrough, handler: calls[position].handler, address: calls[position].address) {
                 unanswered += 1
                 process.notePosted()
             } else {
@@ -212,33 +213,41 @@ package final class ProcessPlugin: RemotePlugin {
 
     /// Appends the line of `call` to what waits to be written; false when
     /// its message is gone (its data verdict expired: the call is not made).
-    private func encode(_ call: Call) -> Bool {
+    private func encode(id: UInt64, handler: PluginHandler, address: UInt) -> Bool {
         let start = out.count
         out.append(contentsOf: #"{"id":"#.utf8)
-        out.append(contentsOf: String(call.id).utf8)
+        Self.appendDecimal(id, to: &out)
         out.append(contentsOf: #","call":""#.utf8)
-        out.append(contentsOf: Self.callName(call.handler).utf8)
+        out.append(contentsOf: Self.callName(handler).utf8)
         out.append(UInt8(ascii: "\""))
-        let (first, second) = texts[call.id] ?? (nil, nil)
-        switch call.handler {
-        case .onToken:
-            appendMember("token", first)
-            appendMember("previous", second)
-        case .onAction:
-            appendMember("action", first)
-            appendMember("input", second)
-        default:
-            break
+        if handler == .onToken || handler == .onAction {
+            let (first, second) = texts[id] ?? (nil, nil)
+            appendMember(handler == .onToken ? "token" : "action", first)
+            appendMember(handler == .onToken ? "previous" : "input", second)
         }
-        if call.address != 0 {
+        if address != 0 {
             out.append(contentsOf: #","message":"#.utf8)
-            guard Message.appendCompactJSON(of: OpaquePointer(bitPattern: call.address)!, to: &out) else {
+            guard Message.appendCompactJSON(of: OpaquePointer(bitPattern: address)!, to: &out) else {
                 out.removeSubrange(start...)
                 return false
             }
         }
         out.append(contentsOf: "}\n".utf8)
         return true
+    }
+
+    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            bytes.append(contentsOf: buffer[(24 - count)...])
+        }
     }
 
     private func appendMember(_ key: String, _ value: String?) {
@@ -265,7 +274,7 @@ package final class ProcessPlugin: RemotePlugin {
     func flush() {
         guard let process, !out.isEmpty else { return }
         if case .stopped = phase { return }
-        _ = process.write(&out)
+        process.write(&out)
     }
 
     /// The descriptor to watch for room, while calls wait to be written.
@@ -310,11 +319,16 @@ package final class ProcessPlugin: RemotePlugin {
 
     // MARK: What comes back
 
-    /// Whether answers wait to be taken.
+    /// Whether answers wait to be taken, read already: the dispatch thread
+    /// does not sleep then.
     var hasAnswers: Bool {
         guard let process, !rejected else { return !skipped.isEmpty }
-        return !skipped.isEmpty || !process.unread.isEmpty
+        return !skipped.isEmpty || process.unread.bytes.contains(UInt8(ascii: "\n"))
     }
+
+    /// Whether answers may wait, in its pipe too: while calls are under way
+    /// (a take then reads the pipe, one system call, without waiting).
+    var mayHaveAnswers: Bool { unanswered > 0 || hasAnswers }
 
     /// The descriptor its answers come on, while they are taken.
     var answerPipe: Int32? {
@@ -333,8 +347,9 @@ package final class ProcessPlugin: RemotePlugin {
         process.readAnswers()
         var taken = 0
         var malformed: MalformedAnswer?
-        let lines = process.unread
-        lines.withUnsafeBytes { bytes in
+        // Nothing in the take reads or writes what the program wrote (a take inside it takes nothing).
+        do {
+            let bytes = process.unread.bytes
             while malformed == nil, let newline = bytes[taken...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = UnsafeRawBufferPointer(rebasing: bytes[taken..<newline])
                 taken = newline + 1

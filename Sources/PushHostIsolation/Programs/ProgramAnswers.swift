@@ -38,7 +38,7 @@ enum ProgramAnswers {
 
     /// The answer `line` holds, or why it holds none.
     static func read(_ line: UnsafeRawBufferPointer) -> Result<Answer, MalformedAnswer> {
-        if let id = plainDone(line) { return .success(Answer(id: id, verdict: PH_CONTINUE, namedVerdict: false, error: nil)) }
+        if let answer = plain(line) { return .success(answer) }
         var reader = JSONReader(maxDepth: 2)
         guard let document = try? reader.parse(line), document.root.kind == .object else {
             return .failure(MalformedAnswer("a line that is no JSON object: \(quoted(Array(line)))"))
@@ -73,19 +73,26 @@ enum ProgramAnswers {
         return .success(Answer(id: id, verdict: error != nil ? PH_FAILED : verdict, namedVerdict: namedVerdict, error: error))
     }
 
-    /// The id of `{"id":N}` written exactly so (the answer most calls get), or nil.
-    private static func plainDone(_ line: UnsafeRawBufferPointer) -> UInt64? {
-        let head = #"{"id":"#.utf8
-        guard line.count > head.count + 1, line.count <= head.count + 20, line.starts(with: head), line.last == UInt8(ascii: "}") else { return nil }
+    /// The answer of a line written exactly as most are, `{"id":N}`,
+    /// `{"id":N,"verdict":"continue"}` or `{"id":N,"verdict":"suppress"}`, or nil.
+    private static func plain(_ line: UnsafeRawBufferPointer) -> Answer? {
+        let head = 6
+        guard line.count > head + 1, UnsafeRawBufferPointer(rebasing: line[..<head]).equals(#"{"id":"#) else { return nil }
         var id: UInt64 = 0
-        for byte in line[head.count..<(line.count - 1)] {
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+        var at = head
+        while at < line.count, line[at] >= UInt8(ascii: "0") && line[at] <= UInt8(ascii: "9") {
             let (times, overflow) = id.multipliedReportingOverflow(by: 10)
-            guard !overflow else { return nil }
-            id = times &+ UInt64(byte - UInt8(ascii: "0"))
-            if id < times { return nil }
+            let (sum, carry) = times.addingReportingOverflow(UInt64(line[at] - UInt8(ascii: "0")))
+            guard !overflow && !carry, at - head < 20 else { return nil }
+            id = sum
+            at += 1
         }
-        return id > 0 && line[head.count] != UInt8(ascii: "0") ? id : nil
+        guard id > 0, line[head] != UInt8(ascii: "0") else { return nil }
+        let rest = UnsafeRawBufferPointer(rebasing: line[at...])
+        if rest.count == 1 && rest[0] == UInt8(ascii: "}") { return Answer(id: id, verdict: PH_CONTINUE, namedVerdict: false, error: nil) }
+        if rest.equals(#","verdict":"continue"}"#) { return Answer(id: id, verdict: PH_CONTINUE, namedVerdict: true, error: nil) }
+        if rest.equals(#","verdict":"suppress"}"#) { return Answer(id: id, verdict: PH_SUPPRESS, namedVerdict: true, error: nil) }
+        return nil
     }
 
     /// `bytes` as a log shows them: at most 200, as JSON text.

@@ -18,7 +18,7 @@ final class ProgramProcess: ChildProcess, @unchecked Sendable {
     /// Readable once the process the host waits for ended.
     private let ended: Int32
     /// The bytes of its answers read and not yet taken (those after its ready line, at first).
-    var unread: [UInt8] = []
+    var unread = ByteBuffer(capacity: 1 << 16)
     /// Whether its answers' pipe reached its end.
     var hungUp = false
     /// The last lines it wrote on its standard error, for the reason it is refused at start.
@@ -97,9 +97,9 @@ final class ProgramProcess: ChildProcess, @unchecked Sendable {
     func awaitReady(timeout: Double) -> Start {
         let deadline = timeout > 0 ? MonotonicClock.now() &+ UInt64(timeout * 1e9) : .max
         while true {
-            if let newline = unread.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(unread[..<newline])
-                unread.removeSubrange(...newline)
+            if let newline = unread.bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(unread.bytes[..<newline])
+                unread.removeFirst(newline + 1)
                 return ProgramAnswers.readyProblem(line).map(Start.malformed) ?? .ready
             }
             if unread.count > ProgramAnswers.lineLimit { return .malformed("a first line longer than \(ProgramAnswers.lineLimit) bytes") }
@@ -120,10 +120,7 @@ final class ProgramProcess: ChildProcess, @unchecked Sendable {
     func readAnswers() -> Int? {
         var total = 0
         while true {
-            let start = unread.count
-            unread.append(contentsOf: repeatElement(0, count: 1 << 16))
-            let count = unread.withUnsafeMutableBytes { read(answers, $0.baseAddress! + start, 1 << 16) }
-            unread.removeSubrange((start + max(count, 0))...)
+            let count = unread.read(from: answers, atMost: 1 << 16)
             if count < 0 && errno == EINTR { continue }
             if count == 0 {
                 hungUp = true
@@ -135,17 +132,22 @@ final class ProgramProcess: ChildProcess, @unchecked Sendable {
         }
     }
 
+    /// The bytes at the start of `out` already written (the pipe took part of it).
+    private var written = 0
+
     /// Writes what `out` holds to its calls' pipe as far as it takes them,
-    /// without waiting; what it did not take stays in `out`. False when the
-    /// pipe is closed (the program is gone, or going).
-    func write(_ out: inout [UInt8]) -> Bool {
-        while !out.isEmpty {
-            let count = out.withUnsafeBytes { Glibc.write(calls, $0.baseAddress, $0.count) }
+    /// without waiting; what it did not take stays in `out`, and is written
+    /// first the next time. A closed pipe (the program is gone, or going)
+    /// takes nothing: its watcher learns of its end.
+    func write(_ out: inout [UInt8]) {
+        while written < out.count {
+            let count = out.withUnsafeBytes { Glibc.write(calls, $0.baseAddress! + written, $0.count - written) }
             if count < 0 && errno == EINTR { continue }
-            if count < 0 { return errno == EAGAIN }
-            out.removeFirst(count)
+            guard count > 0 else { return }
+            written += count
         }
-        return true
+        out.removeAll(keepingCapacity: true)
+        written = 0
     }
 
     /// Ends a program that wrote something malformed: `problem` is what

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushHostSystem
 import PushHostJSON
 import PushHostRecords
@@ -86,7 +89,13 @@ extension Message {
             }
         }
         line.key("data")
-        appendMerged(layout.data, to: &line.bytes)
+        let data = layout.data.singleObject
+        if compact, data >= 0, Self.hasDistinctPlainKeys(value(data)) {
+            // As written: the merge would give the same members, in the same order.
+            value(data).appendCompact(to: &line.bytes)
+        } else {
+            appendMerged(layout.data, to: &line.bytes)
+        }
         if !compact || layout.topic >= 0 {
             line.key("topic")
             if layout.topic >= 0 {
@@ -110,6 +119,25 @@ extension Message {
             source.appendJSON(to: &line.bytes)
         }
         bytes = line.closed()
+    }
+
+    /// Whether the keys of `object` are few (at most 16), none escaped and
+    /// none twice: its compact text is then what a merge of it writes.
+    static func hasDistinctPlainKeys(_ object: JSONValue) -> Bool {
+        guard object.count <= 16 else { return false }
+        return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 16) { seen in
+            var count = 0
+            for (key, _) in object.members {
+                guard !key.isEscaped else { return false }
+                let bytes = key.rawBytes
+                for earlier in seen[..<count] where earlier.count == bytes.count && (bytes.isEmpty || memcmp(earlier.baseAddress!, bytes.baseAddress!, bytes.count) == 0) {
+                    return false
+                }
+                seen[count] = bytes
+                count += 1
+            }
+            return true
+        }
     }
 
     // MARK: Field values

@@ -66,6 +66,15 @@ import Glibc
         count += bytes.count
     }
 
+    /// Reads at most `most` bytes from `fd` after those written: what
+    /// `read` returned (the bytes read, 0 at the end, -1 with `errno`).
+    package mutating func read(from fd: Int32, atMost most: Int) -> Int {
+        reserve(most)
+        let read = Glibc.read(fd, base + count, most)
+        if read > 0 { count += read }
+        return read
+    }
+
     /// Counts `count` more bytes, which the caller writes at once at the
     /// address returned.
     package mutating func extend(by count: Int) -> UnsafeMutableRawPointer {
