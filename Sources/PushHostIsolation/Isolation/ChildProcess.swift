@@ -121,10 +121,11 @@ package class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts the thread that watches it: it polls `end` for `events`
-    /// (the sign that the process is gone), kills it when a call goes over
-    /// `timeout` seconds (0: never) unless `hostIsBehind` (answers the host
-    /// has not taken: then `waiting` wakes the host for them), and runs
-    /// `gone` once `end` says so.
+    /// (the sign that the process is gone; -1: none, where the kernel has no
+    /// pidfd, and its end is looked for every 10 ms), kills it when a call
+    /// goes over `timeout` seconds (0: never) unless `hostIsBehind` (answers
+    /// the host has not taken: then `waiting` wakes the host for them), and
+    /// runs `gone` once it is gone.
     final func watch(
         end: Int32, events: Int16, timeout: Double, hostIsBehind: @escaping @Sendable () -> Bool, waiting: @escaping @Sendable () -> Void,
         gone: @escaping @Sendable () -> Void
@@ -134,13 +135,19 @@ package class ChildProcess: @unchecked Sendable {
             let period: Int32 = limit == .max ? -1 : Int32(max(5, min(100, Double(limit) / 4e6)))
             while true {
                 var watched = pollfd(fd: end, events: events, revents: 0)
-                let ready = poll(&watched, 1, period)
+                let ready = poll(&watched, 1, end < 0 ? (period < 0 ? 10 : min(period, 10)) : period)
                 if ready < 0 && errno == EINTR { continue }
-                if ready != 0 { break }
+                if ready != 0 || (end < 0 && hasEnded) { break }
                 checkTimeout(limit, hostIsBehind: hostIsBehind, waiting: waiting)
             }
             gone()
         }
+    }
+
+    /// Whether it ended, without reaping it (``reap(reported:)`` does).
+    private final var hasEnded: Bool {
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._kill.si_pid != 0
     }
 
     /// Kills it when a call has been under way longer than `limit` ns.

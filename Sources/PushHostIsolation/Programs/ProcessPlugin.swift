@@ -75,7 +75,7 @@ package final class ProcessPlugin: RemotePlugin {
     /// Calls that could not be written (their message was gone): answered at the next take.
     private var skipped: [UInt64] = []
     /// What waits to be written to the program's standard input.
-    var out: [UInt8] = []
+    var out = ByteBuffer(capacity: 1 << 16)
     private(set) package var answeredThrough: UInt64 = 0 {
         didSet { countUIUnderWay() }
     }
@@ -215,58 +215,49 @@ package final class ProcessPlugin: RemotePlugin {
     /// its message is gone (its data verdict expired: the call is not made).
     private func encode(id: UInt64, handler: PluginHandler, address: UInt) -> Bool {
         let start = out.count
-        out.append(contentsOf: #"{"id":"#.utf8)
-        Self.appendDecimal(id, to: &out)
-        out.append(contentsOf: #","call":""#.utf8)
-        out.append(contentsOf: Self.callName(handler).utf8)
+        out.append(ascii: #"{"id":"#)
+        out.appendDecimal(Int(id))
+        out.append(ascii: #","call":""#)
+        out.append(ascii: Self.callWord(handler))
         out.append(UInt8(ascii: "\""))
         if handler == .onToken || handler == .onAction {
             let (first, second) = texts[id] ?? (nil, nil)
-            appendMember(handler == .onToken ? "token" : "action", first)
-            appendMember(handler == .onToken ? "previous" : "input", second)
+            appendMember(handler == .onToken ? #","token":"# : #","action":"#, first)
+            appendMember(handler == .onToken ? #","previous":"# : #","input":"#, second)
         }
         if address != 0 {
-            out.append(contentsOf: #","message":"#.utf8)
+            out.append(ascii: #","message":"#)
             guard Message.appendCompactJSON(of: OpaquePointer(bitPattern: address)!, to: &out) else {
-                out.removeSubrange(start...)
+                out.truncate(to: start)
                 return false
             }
         }
-        out.append(contentsOf: "}\n".utf8)
+        out.append(ascii: "}\n")
         return true
     }
 
-    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            bytes.append(contentsOf: buffer[(24 - count)...])
-        }
-    }
-
-    private func appendMember(_ key: String, _ value: String?) {
+    /// Appends `,"KEY":VALUE` (`key` as `,"KEY":`) unless `value` is nil.
+    private func appendMember(_ key: StaticString, _ value: String?) {
         guard let value else { return }
-        out.append(contentsOf: ",\"\(key)\":".utf8)
+        out.append(ascii: key)
         JSONWriter.appendString(value, to: &out)
     }
 
-    /// The protocol's name of a call of `handler`.
-    static func callName(_ handler: PluginHandler) -> String {
+    /// The protocol's name of a call of `handler` (a process plugin has no other calls).
+    static func callWord(_ handler: PluginHandler) -> StaticString {
         switch handler {
         case .onData: "data"
         case .onBackground: "background"
         case .onTarget: "target"
         case .onMismatch: "mismatch"
         case .onToken: "token"
-        case .onAction: "action"
-        default: handler.name
+        default: "action"
         }
+    }
+
+    /// The protocol's name of a call of `handler`, in a text.
+    static func callName(_ handler: PluginHandler) -> String {
+        "\(callWord(handler))"
     }
 
     /// Writes what waits, as far as the program's pipe takes it (the rest
@@ -350,7 +341,8 @@ package final class ProcessPlugin: RemotePlugin {
         // Nothing in the take reads or writes what the program wrote (a take inside it takes nothing).
         do {
             let bytes = process.unread.bytes
-            while malformed == nil, let newline = bytes[taken...].firstIndex(of: UInt8(ascii: "\n")) {
+            while malformed == nil, taken < bytes.count, let found = memchr(bytes.baseAddress! + taken, 0x0A, bytes.count - taken) {
+                let newline = UnsafeRawPointer(found) - bytes.baseAddress!
                 let line = UnsafeRawBufferPointer(rebasing: bytes[taken..<newline])
                 taken = newline + 1
                 switch ProgramAnswers.read(line) {

@@ -62,13 +62,18 @@ extension Message {
 
     /// Appends the message a process plugin's call carries: the normalized
     /// message without its null members and without its source.
+    package func appendCompactJSON(to bytes: inout ByteBuffer) {
+        appendFields(to: &bytes, actions: nil, compact: true)
+    }
+
+    /// ``appendCompactJSON(to:)``, into an array.
     package func appendCompactJSON(to bytes: inout [UInt8]) {
         appendFields(to: &bytes, actions: nil, compact: true)
     }
 
     /// The normalized fields as one object; `compact`: a null member and
     /// the source left out.
-    private func appendFields(to bytes: inout [UInt8], actions: ActionsOverride?, compact: Bool) {
+    private func appendFields<Sink: ByteSink & ~Copyable>(to bytes: inout Sink, actions: ActionsOverride?, compact: Bool) {
         var line = JSONLine(appendingTo: &bytes)
         line.key("id")
         appendIDJSON(to: &line.bytes)
@@ -76,16 +81,25 @@ extension Message {
             line.key("target")
             appendTargetJSON(to: &line.bytes)
         }
-        line.string("format", layout.format.rawValue)
-        line.string("priority", layout.priority.rawValue)
+        // Words of no escape: written as they are.
+        line.key("format")
+        line.bytes.append(UInt8(ascii: "\""))
+        line.bytes.append(ascii: layout.format.word)
+        line.bytes.append(UInt8(ascii: "\""))
+        line.key("priority")
+        line.bytes.append(UInt8(ascii: "\""))
+        line.bytes.append(ascii: layout.priority.word)
+        line.bytes.append(UInt8(ascii: "\""))
         line.key("content_available")
-        line.bytes.append(contentsOf: (layout.contentAvailable ? "true" : "false").utf8)
+        line.bytes.append(ascii: layout.contentAvailable ? "true" : "false")
         if !compact || !layout.notification.isEmpty {
             line.key("notification")
             if layout.notification.isEmpty {
-                line.bytes.append(contentsOf: "null".utf8)
+                line.bytes.append(ascii: "null")
             } else {
-                appendMerged(layout.notification, to: &line.bytes, actions: actions)
+                var merged: [UInt8] = []
+                appendMerged(layout.notification, to: &merged, actions: actions)
+                merged.withUnsafeBytes { line.bytes.append(bytes: $0) }
             }
         }
         line.key("data")
@@ -94,7 +108,9 @@ extension Message {
             // As written: the merge would give the same members, in the same order.
             value(data).appendCompact(to: &line.bytes)
         } else {
-            appendMerged(layout.data, to: &line.bytes)
+            var merged: [UInt8] = []
+            appendMerged(layout.data, to: &merged)
+            merged.withUnsafeBytes { line.bytes.append(bytes: $0) }
         }
         if !compact || layout.topic >= 0 {
             line.key("topic")
@@ -103,7 +119,7 @@ extension Message {
                 appendTopic(to: &topic)
                 topic.withUnsafeBytes { JSONWriter.appendString($0, to: &line.bytes) }
             } else {
-                line.bytes.append(contentsOf: "null".utf8)
+                line.bytes.append(ascii: "null")
             }
         }
         if !compact || layout.collapseKey >= 0 {
@@ -111,7 +127,7 @@ extension Message {
             if layout.collapseKey >= 0 {
                 Self.appendAsString(value(layout.collapseKey), to: &line.bytes)
             } else {
-                line.bytes.append(contentsOf: "null".utf8)
+                line.bytes.append(ascii: "null")
             }
         }
         if !compact {
@@ -213,7 +229,7 @@ extension Message {
     /// Appends the compact JSON (``appendCompactJSON(to:)``) of the message
     /// `opaque` names; false when it names none. [dispatch thread] Without
     /// the accessors' lock, as ``image(of:)`` reads it.
-    package static func appendCompactJSON(of opaque: OpaquePointer, to bytes: inout [UInt8]) -> Bool {
+    package static func appendCompactJSON(of opaque: OpaquePointer, to bytes: inout ByteBuffer) -> Bool {
         guard let slot = handles.slot(at: UInt(bitPattern: UnsafeRawPointer(opaque))) else { return false }
         let bits = slot.pointee.load(ordering: .acquiring)
         guard bits >= Handles.firstObject, let object = UnsafeRawPointer(bitPattern: bits) else { return false }

@@ -48,6 +48,11 @@ import Glibc
         count = 0
     }
 
+    /// Drops the bytes written after the first `count`.
+    package mutating func truncate(to count: Int) {
+        self.count = min(self.count, count)
+    }
+
     /// Drops the first `bytes` bytes, moving the rest to the front.
     package mutating func removeFirst(_ bytes: Int) {
         base.copyMemory(from: base + bytes, byteCount: count - bytes)
