@@ -47,8 +47,9 @@ package final class ProcessPlugin: RemotePlugin {
     }
 
     /// The most calls under way in the program: enough that it reads and
-    /// answers many at a time while the host writes more.
-    static let window = 512
+    /// answers many at a time while the host writes more (as many as
+    /// `--max-pending` lets wait, by default).
+    static let window = 1024
 
     let name: String
     /// Its plugin's number in load order, once created.

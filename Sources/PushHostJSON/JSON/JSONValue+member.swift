@@ -39,6 +39,20 @@ extension JSONValue {
         }
     }
 
+    /// Calls `body` with each member's key as written, in document order,
+    /// while it returns true: false when it returned false, or a key is
+    /// escaped (its bytes are then not its text).
+    @inlinable package func allPlainKeys(_ body: (_ key: UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var position = index + 1
+        let end = subtreeEnd
+        while position < end {
+            let key = JSONValue(tape: tape, input: input, index: position)
+            guard !key.isEscaped, body(key.rawBytes) else { return false }
+            position = Int(tape[position + 1].next)
+        }
+        return true
+    }
+
     /// Calls `body` with the unescaped bytes of `key`: the rare path of
     /// `forEachMember`, kept out of line so that `body` is inlined once.
     @inline(never)

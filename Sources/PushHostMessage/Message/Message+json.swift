@@ -143,16 +143,15 @@ extension Message {
         guard object.count <= 16 else { return false }
         return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 16) { seen in
             var count = 0
-            for (key, _) in object.members {
-                guard !key.isEscaped else { return false }
-                let bytes = key.rawBytes
-                for earlier in seen[..<count] where earlier.count == bytes.count && (bytes.isEmpty || memcmp(earlier.baseAddress!, bytes.baseAddress!, bytes.count) == 0) {
+            return object.allPlainKeys { bytes in
+                for earlier in seen[..<count]
+                where earlier.count == bytes.count && (bytes.isEmpty || memcmp(earlier.baseAddress!, bytes.baseAddress!, bytes.count) == 0) {
                     return false
                 }
                 seen[count] = bytes
                 count += 1
+                return true
             }
-            return true
         }
     }
 
