@@ -3,7 +3,7 @@
 Each call is noted in calls.log in its state folder ("CALL ID", or "token T P",
 "action A I ID"); what it answers is driven by the message's data:
   verdict: continue | suppress | error   (a data call's answer)
-  act: kill | hang | garbage | stranger | twice | read | connect | late
+  act: kill | hang | garbage | stranger | twice | verdict | endless | read | connect | late
   path, port: what read and connect try; delay_ms: how long late waits.
 With the setting "reverse", it answers each chunk of calls in reverse order.
 """
@@ -54,6 +54,11 @@ def handle(call):
         return {"id": id + 1000}
     if act == "twice":
         return [{"id": id}, {"id": id}]
+    if act == "verdict":
+        return {"id": id, "verdict": "suppress"}
+    if act == "endless":
+        os.write(1, b"x" * 70000)
+        time.sleep(3600)
     if act == "late":
         time.sleep(int(data.get("delay_ms", "0")) / 1000)
     if act in ("read", "connect"):

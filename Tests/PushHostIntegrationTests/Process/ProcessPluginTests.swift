@@ -89,6 +89,8 @@ import Testing
         Hostile(act: "garbage", problem: #"a line that is no JSON object: "this is no answer""#),
         Hostile(act: "stranger", problem: "an answer to call 1002, which was never made"),
         Hostile(act: "twice", problem: "a second answer to call 2"),
+        Hostile(act: "verdict", problem: "a verdict for call 2, a background call (only a data call has one)"),
+        Hostile(act: "endless", problem: "a line longer than 65536 bytes"),
     ])
     func aMalformedAnswerEndsTheProgram(_ hostile: Hostile) throws {
         let scratch = try Scratch()
