@@ -89,6 +89,15 @@ package class ChildProcess: @unchecked Sendable {
         return status < 0 ? nil : status
     }
 
+    /// Waits for it to end until `deadline` (monotonic ns), then kills it
+    /// (for `--stop-timeout`) and waits for that: true when it had to.
+    final func end(by deadline: UInt64) -> Bool {
+        guard waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return false }
+        kill(for: .stopTimeout)
+        _ = waitForEnd(timeout: 5)
+        return true
+    }
+
     /// Waits up to `timeout` seconds until what it wrote is logged.
     final func finishOutput(timeout: Double) {
         output.finish(timeout: timeout)

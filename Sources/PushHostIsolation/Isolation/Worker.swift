@@ -750,10 +750,8 @@ package final class Worker: RemotePlugin {
     package func finishStop(by deadline: UInt64) -> Bool {
         guard let process = stopping else { return false }
         stopping = nil
-        guard process.waitForEnd(timeout: Double(MonotonicClock.milliseconds(until: deadline)) / 1000) == nil else { return false }
+        guard process.end(by: deadline) else { return false }
         logger.error("plugin \(name): its worker did not end by the stop's deadline (--stop-timeout \(launch.stopTimeout)s) after destroy; killed")
-        process.kill(for: .stopTimeout)
-        _ = process.waitForEnd(timeout: 5)
         return true
     }
 
