@@ -92,17 +92,19 @@ package final class ProcessPlugin: RemotePlugin {
     /// Its program, asked to end and not waited for yet.
     var stopping: ProgramProcess?
 
-    init(name: String, launch: WorkerLaunch, workers: Workers, logger: Logger) {
+    /// Starts its first program at once; what that writes on its standard
+    /// error is kept in `log` too when given (a dry run's listing).
+    package init(name: String, launch: WorkerLaunch, workers: Workers, logger: Logger, log: CapturedLog? = nil) {
         self.name = name
         self.launch = launch
         self.workers = workers
         self.logger = logger
         crashes = CrashCount(limit: launch.crashLimit, window: launch.crashWindow)
-        spawned = Self.spawn(launch, name: name)
+        spawned = Self.spawn(launch, name: name, log: log)
     }
 
-    private static func spawn(_ launch: WorkerLaunch, name: String) -> Result<ProgramProcess, SetupError> {
-        Result { () throws(SetupError) in try ProgramProcess(launch, plugin: name) }
+    private static func spawn(_ launch: WorkerLaunch, name: String, log: CapturedLog? = nil) -> Result<ProgramProcess, SetupError> {
+        Result { () throws(SetupError) in try ProgramProcess(launch, plugin: name, log: log) }
     }
 
     // MARK: Starting

@@ -21,15 +21,18 @@ final class ProgramProcess: ChildProcess, @unchecked Sendable {
     var unread = ByteBuffer(capacity: 1 << 16)
     /// Whether its answers' pipe reached its end.
     var hungUp = false
-    /// The last lines it wrote on its standard error, for the reason it is refused at start.
-    let lastWords = CapturedLog(keepingLast: 8)
+    /// The last lines it wrote on its standard error, for the reason it is
+    /// refused at start (a dry run's: all of them, for its listing).
+    let lastWords: CapturedLog
     /// Whether its calls' pipe was closed (a stop).
     private var callsClosed = false
     /// The first malformed thing it wrote, once it wrote one.
     private let malformed = Mutex<MalformedAnswer?>(nil)
 
-    /// Starts the program of `launch` for the plugin `plugin`.
-    init(_ launch: WorkerLaunch, plugin: String) throws(SetupError) {
+    /// Starts the program of `launch` for the plugin `plugin`; what it
+    /// writes on its standard error is kept in `log` when given.
+    init(_ launch: WorkerLaunch, plugin: String, log: CapturedLog? = nil) throws(SetupError) {
+        lastWords = log ?? CapturedLog(keepingLast: 8)
         let lines = try WorkerOutput(plugin: plugin, log: lastWords)
         defer { lines.handed() }
         var callPipe: [Int32] = [0, 0]

@@ -132,6 +132,20 @@ import Testing
         #expect(result.stderr.contains("refused plugin \(manifest): \(refusal.reason)"), "\(result.stderr)")
     }
 
+    /// `plugins --check` starts each program and stops it, as a run does:
+    /// one that cannot start is refused there with its last words.
+    @Test func aDryRunStartsTheProgram() throws {
+        let scratch = try Scratch()
+        let good = try scratch.program("good", roles: ["background"])
+        let bad = try scratch.program("bad", roles: ["background"], command: ["sh", "bad.sh"], files: ["bad.sh": "echo 'no config' >&2\nexit 2\n"])
+        let listing = try Command.pushhost(["plugins", "--check", "--process", good, "--process", bad], stdin: "")
+        #expect(listing.status != 0)
+        #expect(listing.stdout.contains("info pushhost: plugin good: started with good in "), "\(listing.stdout)")
+        #expect(listing.stdout.contains("  check: created\n"), "\(listing.stdout)")
+        #expect(listing.stdout.contains("  check: refused: its program ended before its first line (exit status 2): info pushhost: plugin bad: no config\n"),
+                "\(listing.stdout)")
+    }
+
     /// Behind the walls a program reads neither the host's token nor a
     /// loopback listener; the grants open each.
     @Test func theWallsHoldAProgramAndItsGrantsOpenThem() throws {

@@ -15,7 +15,8 @@ import PushHostPort
 ///
 /// As in a run: each plugin gets its settings (its settings file, then
 /// `--set`); one that the run would isolate is created in a worker behind
-/// the same walls, all such workers started at once; the plugins are
+/// the same walls, all such workers started at once (a process plugin's
+/// program, which must write its first line); the plugins are
 /// created in load order and destroyed in reverse, those in workers first,
 /// once all were created; a source is created and never started. A plugin
 /// refused is logged as a run logs it (`refused plugin FILE: REASON`).
@@ -98,10 +99,17 @@ package final class DryRun {
         let metrics = PluginMetrics()
         // The workers, all started at once, as a run starts them.
         var outputs: [WorkerOutput?] = []
-        var workers: [Worker?] = []
+        var workers: [(any RemotePlugin)?] = []
         let all = Workers()
         for (position, entry) in loadable.enumerated() {
             let name = entry.plugin.descriptor.name
+            // A process plugin's program is started, and stopped, as a run does.
+            if let program = entry.plugin.descriptor.process {
+                let launch = isolation.launch(file: entry.file, program: program, settings: settings[position], stateDirectory: stateDirectory)
+                outputs.append(nil)
+                workers.append(ProcessPlugin(name: name, launch: launch, workers: all, logger: logger, log: logs[position]))
+                continue
+            }
             guard isolation.isolates(name, settings: settings[position]) else {
                 outputs.append(nil)
                 workers.append(nil)
