@@ -49,14 +49,15 @@ import Testing
         let scratch = try Scratch()
         let name = "hello-\(language)"
         _ = try Self.make(installed, name: name, language: language, roles: Self.programRoles, in: scratch)
-        let sdk = ["python": "\(name)/pushhost.py", "node": "\(name)/pushhost.js"][language]
+        // The project's folder holds the manifest, and the program's folder beside it.
+        let sdk = ["python": "\(name)/\(name)/pushhost.py", "node": "\(name)/\(name)/pushhost.js"][language]
         if let sdk {
             // The SDK is the installed one, copied beside the program, where its walls let it read.
             let installedSDK = installed.prefix + "/share/pushhost/sdk/" + (language == "node" ? "node/pushhost.js" : "python/pushhost.py")
             #expect(scratch.read(sdk) == (try String(contentsOfFile: installedSDK, encoding: .utf8)))
         }
         let listing = try Command.run(installed.pushhost, ["plugins", "--process", scratch.file("\(name)/\(name).process.json")])
-        #expect(listing.stdout.contains("  roles: data, background, screen, token, action\n"), "\(listing.stdout)")
+        #expect(listing.stdout.contains("  roles: data, background, screen, token, action; targets: \(name)\n"), "\(listing.stdout)")
     }
 
     @Test("a handler that does the wrong thing fails the generated test, which says which line and why")
