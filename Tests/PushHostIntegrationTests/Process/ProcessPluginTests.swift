@@ -173,6 +173,45 @@ import Testing
         #expect(try allowed.report().filter { $0["event"] == nil }.map { $0["status"] as? String } == ["delivered", "delivered"], "\(allowed.stdout)")
     }
 
+    /// The kernel's other doors stay shut to a program of a root host (the
+    /// tests run as root), though it was exec'd after the walls went up:
+    /// no capability (bounding set included), no io_uring, no netlink nor
+    /// vsock socket. Each attempt's outcome is its answer's error.
+    @Test func aProgramOfARootHostFindsTheOtherDoorsShut() throws {
+        let scratch = try Scratch()
+        let doors = #"""
+            import ctypes, json, os, socket, sys
+            libc = ctypes.CDLL(None, use_errno=True)
+            def capabilities():
+                fields = dict(line.split(":	") for line in open("/proc/self/status").read().splitlines() if ":	" in line)
+                return "caps " + " ".join(fields[k].strip() for k in ("CapEff", "CapPrm", "CapBnd", "CapAmb"))
+            def uring():
+                params = ctypes.create_string_buffer(120)
+                fd = libc.syscall(425, 8, params)
+                return "io_uring " + ("opened" if fd >= 0 else os.strerror(ctypes.get_errno()))
+            def family(name, number):
+                try:
+                    socket.socket(number, socket.SOCK_DGRAM).close()
+                    return name + " opened"
+                except OSError as e:
+                    return name + " " + e.strerror
+            sys.stdout.write('{"pushhost":1}\n'); sys.stdout.flush()
+            for line in sys.stdin:
+                call = json.loads(line)
+                what = {"caps": capabilities, "uring": uring, "netlink": lambda: family("netlink", 16),
+                        "vsock": lambda: family("vsock", 40)}[call["message"]["data"]["door"]]()
+                sys.stdout.write(json.dumps({"id": call["id"], "error": what}) + "\n"); sys.stdout.flush()
+            """#
+        let manifest = try scratch.program("doors", roles: ["background"], command: ["python3", "doors/doors.py"], files: ["doors/doors.py": doors])
+        let result = try scratch.run(["--process", manifest], stdin: ndjson(["caps", "uring", "netlink", "vsock"].map { programMessage($0, ["door": $0]) }))
+        #expect(result.status == 0, "\(result.stderr)")
+        let errors = try result.report().map { $0["error"] as? String ?? "" }
+        #expect(errors.count == 4, "\(result.stdout)")
+        #expect(errors.first == "caps 0000000000000000 0000000000000000 0000000000000000 0000000000000000", "\(errors)")
+        #expect(errors.dropFirst().allSatisfy { !$0.hasSuffix("opened") && $0.contains(" ") }, "\(errors)")
+        #expect(errors.dropFirst().map { $0.split(separator: " ")[0] } == ["io_uring", "netlink", "vsock"], "\(errors)")
+    }
+
     /// A stop while calls are under way: the program's input ends, it
     /// answers what it has, and the host ends with every message reported.
     @Test func aStopWaitsForTheCallsUnderWay() throws {
