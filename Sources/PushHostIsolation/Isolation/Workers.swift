@@ -195,7 +195,7 @@ package final class Workers: RemotePlaces {
     package var haveAnswers: Bool {
         if inbox.hasItems { return true }
         for index in all.indices where all[index].hasAnswers { return true }
-        return programs.contains { $0.mayHaveAnswers }
+        return programs.contains { $0.mayHaveAnswers() }
     }
 
     // MARK: The dispatch loop

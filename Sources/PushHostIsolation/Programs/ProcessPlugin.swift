@@ -321,8 +321,23 @@ package final class ProcessPlugin: RemotePlugin {
     }
 
     /// Whether answers may wait, in its pipe too: while calls are under way
-    /// (a take then reads the pipe, one system call, without waiting).
-    var mayHaveAnswers: Bool { unanswered > 0 || hasAnswers }
+    /// (a take then reads the pipe, one system call, without waiting). A
+    /// program answers in bursts, as it reads its calls; after a look that
+    /// found nothing the next ``looksSkipped`` are not made (the pipe is
+    /// watched when the host waits).
+    func mayHaveAnswers() -> Bool {
+        if hasAnswers { return true }
+        guard unanswered > 0 else { return false }
+        guard looksToSkip == 0 else {
+            looksToSkip -= 1
+            return false
+        }
+        return true
+    }
+
+    /// Looks left out after one that found nothing.
+    static let looksSkipped = 3
+    private var looksToSkip = 0
 
     /// The descriptor its answers come on, while they are taken.
     var answerPipe: Int32? {
@@ -338,7 +353,7 @@ package final class ProcessPlugin: RemotePlugin {
         let before = answeredThrough
         while let id = skipped.popLast() { answer(id, verdict: PH_CONTINUE, problem: nil, verdicts: verdicts) }
         guard let process, !rejected else { return }
-        process.readAnswers()
+        if process.readAnswers() == nil { looksToSkip = Self.looksSkipped }
         var taken = 0
         var malformed: MalformedAnswer?
         // Nothing in the take reads or writes what the program wrote (a take inside it takes nothing).
@@ -383,11 +398,12 @@ package final class ProcessPlugin: RemotePlugin {
         let position = Int(id - calls[0].id)
         calls[position].answered = true
         if !texts.isEmpty { texts[id] = nil }
-        let call = calls[position]
-        if call.handler == .onData {
-            verdicts(call.flight!, call.address, verdict, plugin, problem)
+        // Read in place: a copy of the call would count a reference to its record.
+        let address = calls[position].address
+        if calls[position].handler == .onData {
+            verdicts(calls[position].flight!, address, verdict, plugin, problem)
         } else if let problem {
-            if call.address == 0 { workers.noteProblem(problem) } else { Message.noteProblem(OpaquePointer(bitPattern: call.address)!, problem) }
+            if address == 0 { workers.noteProblem(problem) } else { Message.noteProblem(OpaquePointer(bitPattern: address)!, problem) }
         }
         var through = answeredThrough
         while !calls.isEmpty && calls[0].answered { through = calls.removeFirst().id }
