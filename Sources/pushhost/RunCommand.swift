@@ -168,8 +168,11 @@ struct RunCommand: ParsableCommand, LoggingCommand {
         options.ephemeral = ephemeralState
         let tokens = try TokenStore(directory: ephemeralState?.path ?? StateDirectory.resolve(state), logger: logger)
         let spool = try watch.map { directory throws(SetupError) in try Spool(directory: directory) }
+        let isolation = options.isolation
+        let files = plugins.pluginFiles
         let host = try Host(
-            catalog: PluginCatalog.scanning(paths: plugins.pluginFiles.paths(), isolation: options.isolation, overrides: overrides),
+            catalog: PluginCatalog.scanning(paths: files.paths(), isolation: isolation, overrides: overrides),
+            rescan: { () throws(SetupError) in PluginCatalog.scanning(paths: try files.paths(), isolation: isolation, overrides: overrides) },
             spool: spool,
             overrides: overrides,
             skipBadPlugins: skipBadPlugins,

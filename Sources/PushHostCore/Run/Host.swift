@@ -14,21 +14,29 @@ import PushHostPort
 /// that feeds the intake from every source (standard input, the spool,
 /// plugins) until the input ends or SIGINT or SIGTERM asks it to stop.
 package final class Host {
-    private let plugins: PluginSet
-    private let submissions: PluginSubmissions
-    private let pipeline: Pipeline
-    private let options: RunOptions
+    /// The plugins, changed by a reload (``Host/beginReload()``).
+    var plugins: PluginSet
+    let submissions: PluginSubmissions
+    let pipeline: Pipeline
+    let options: RunOptions
     private let spool: Spool?
-    private let journal: CrashJournal
-    private let logger: Logger
+    let journal: CrashJournal
+    let logger: Logger
     /// The source plugins whose `start` returned 0 and whose `stop` is still to call.
-    private var started: [SourcePlugin] = []
+    var started: [SourcePlugin] = []
+    /// Reads the plugin files, folders and settings files again, for a reload.
+    let rescan: () throws(SetupError) -> PluginCatalog
+    /// The next set a reload made, waiting for the records under way to end.
+    var reload: Reload?
+    /// What the service manager is told, once the run began.
+    var notifier: ServiceNotifier?
 
     /// Loads and creates the plugins and builds the stages; any refusal is
     /// a `SetupError` unless `skipBadPlugins` is set. With a spool, the
     /// crash journal beside its folders tells first how the last run ended.
     package init(
         catalog: PluginCatalog,
+        rescan: @escaping () throws(SetupError) -> PluginCatalog,
         spool: Spool?,
         overrides: [SettingOverride],
         skipBadPlugins: Bool,
@@ -37,6 +45,9 @@ package final class Host {
         logger: Logger
     ) throws(SetupError) {
         ServiceNotifier.fromEnvironment(logger: logger).health = options.metrics?.health
+        // From now on SIGHUP reloads (once the run began) rather than ending the process.
+        _ = ReloadSignal.install()
+        self.rescan = rescan
         self.options = options
         self.spool = spool
         self.logger = logger
@@ -60,6 +71,7 @@ package final class Host {
         if let metrics {
             journal.durations = metrics.handlerDurations(for: plugins.instances).observer
             metrics.watchToken(tokens.file)
+            metrics.plugins(plugins.instances.map { ($0.name, $0.generation) })
         }
         if plugins.instances.isEmpty {
             logger.warning("no plugin loaded: every message is reported undelivered (give --plugins DIR, --plugin FILE or --ffi FILE)")
@@ -140,9 +152,11 @@ package final class Host {
         let sources = RunLoop.Sources(
             input: StdinReader(fd: 0, maxBytes: options.maxBytes), spool: spool, submissions: submissions,
             stop: { [unowned self] in stopSources() }, untilStopped: spool != nil || !plugins.sources.isEmpty)
+        self.notifier = notifier
         let loop = RunLoop(
-            pipeline: pipeline, sources: sources, notifier: notifier, journal: journal, stopTimeout: options.stopTimeout, logger: logger
-        ) { [pluginCount] progress in "dispatching: \(pluginCount); \(RunLoop.handled(progress))" }
+            pipeline: pipeline, sources: sources, notifier: notifier, reloader: self, journal: journal, stopTimeout: options.stopTimeout,
+            logger: logger
+        ) { [unowned self] progress in "dispatching: \(pluginCount); \(RunLoop.handled(progress))" }
         submissions.openOnThisThread()
         try startSources()
         notifier.ready(status: readyStatus(), progress: Self.progress(of: report))
@@ -156,13 +170,13 @@ package final class Host {
     // MARK: What the service manager is told
 
     /// `3 plugins`.
-    private var pluginCount: String {
+    var pluginCount: String {
         plugins.instances.count == 1 ? "1 plugin" : "\(plugins.instances.count) plugins"
     }
 
     /// The status of a host that is ready: `dispatching: 3 plugins; reading
     /// standard input and the spool /var/lib/pushhost/spool`.
-    private func readyStatus() -> String {
+    func readyStatus() -> String {
         var sources = ["standard input"]
         if let spool { sources.append("the spool \(spool.directory)") }
         let names = plugins.sources.map(\.name)
@@ -174,7 +188,7 @@ package final class Host {
     }
 
     /// Where the report's counts stand.
-    private static func progress(of report: Report) -> ServiceNotifier.Counts {
+    static func progress(of report: Report) -> ServiceNotifier.Counts {
         ServiceNotifier.Counts(done: report.doneCount, failed: report.failedCount, rejected: report.rejectedCount)
     }
 
@@ -207,6 +221,7 @@ package final class Host {
     /// second at least, for its destroy) is killed, and a plugin in the host
     /// still in `stop` or `destroy` then is left: the watchdog ends the host.
     package func shutdown() {
+        abandonReload()
         stopSources()
         let signalled = ShutdownSignal.firstAt.load(ordering: .relaxed)
         let deadline = signalled == 0 ? nil : max(signalled &+ UInt64(options.stopTimeout * 1e9), MonotonicClock.now() &+ 250_000_000)

@@ -13,7 +13,9 @@ import PushHostPipeline
 /// came. It ends once standard input ended and nothing is under way, or,
 /// with a spool or a source plugin, after a stop: SIGINT or SIGTERM, or a
 /// report that cannot be written. A stop takes nothing new and gives the
-/// records under way `--stop-timeout`.
+/// records under way `--stop-timeout`. SIGHUP reloads the plugins
+/// (``Reloader``): the loop takes nothing new while the records under way
+/// end, then the plugins are switched, between two turns.
 final class RunLoop {
     /// What the loop feeds, and from where.
     struct Sources {
@@ -37,6 +39,11 @@ final class RunLoop {
     /// The pipeline, feeding the manager's watchdog between records, when it wants `WATCHDOG=1`.
     private let pinging: PingingIntake<Pipeline>?
     private let shutdown: Int32
+    private let reloader: Reloader
+    private let reloadSignal: Int32
+    /// A SIGHUP came, not taken yet; and a reload waits for the records under way.
+    private var reloadAsked = false
+    private var reloading = false
 
     private var reading = true
     /// When a stop stops waiting for the records under way (monotonic ns), once one began.
@@ -45,10 +52,12 @@ final class RunLoop {
     private var inputFailure: SetupError?
 
     init(
-        pipeline: Pipeline, sources: Sources, notifier: ServiceNotifier, journal: CrashJournal, stopTimeout: Double,
+        pipeline: Pipeline, sources: Sources, notifier: ServiceNotifier, reloader: Reloader, journal: CrashJournal, stopTimeout: Double,
         logger: Logger, status: @escaping (ServiceNotifier.Counts) -> String
     ) {
         self.pipeline = pipeline
+        self.reloader = reloader
+        reloadSignal = ReloadSignal.install()
         self.sources = sources
         self.notifier = notifier
         self.journal = journal
@@ -64,6 +73,7 @@ final class RunLoop {
     /// - Throws: when standard input, the only source, cannot be read.
     func run() throws(SetupError) {
         while true {
+            if stopDeadline == nil { stepReload() }
             if stopDeadline == nil { take() }
             if stopDeadline == nil, let failure = pipeline.report.failure {
                 // Nothing taken now could be reported: stop taking, loudly.
@@ -149,6 +159,7 @@ final class RunLoop {
             waits.wake(in: Int32(min(left, 60_000)))
         } else {
             waits.watch(shutdown) { [unowned self] in signalled() }
+            if !reloadAsked { waits.watch(reloadSignal) { [unowned self] in reloadAsked = ReloadSignal.take() } }
         }
         if notifier.isActive { waits.wake(in: notifier.turn(progress: progress, status: status)) }
         return waits
@@ -176,7 +187,27 @@ final class RunLoop {
             status: "stopping: SIGINT or SIGTERM; records under way get --stop-timeout \(stopTimeout)s")
     }
 
+    /// Begins the reload asked for, when none is under way; switches the
+    /// plugins of one under way once nothing is.
+    private func stepReload() {
+        if reloadAsked && !reloading {
+            reloadAsked = false
+            reloading = reloader.beginReload()
+            pipeline.paused = reloading
+        }
+        if reloading && pipeline.isIdle {
+            reloader.switchReload()
+            reloading = false
+            pipeline.paused = false
+        }
+    }
+
     private func beginStop(at deadline: UInt64, status: String) {
+        if reloading {
+            reloader.abandonReload()
+            reloading = false
+            pipeline.paused = false
+        }
         stopDeadline = deadline
         notifier.stopping(status: status)
         sources.stop()
@@ -193,6 +224,16 @@ final class RunLoop {
         let total = progress.done + progress.failed + progress.rejected
         return "\(total) record\(total == 1 ? "" : "s") handled (\(progress.failed) failed, \(progress.rejected) rejected)"
     }
+}
+
+/// What reloads the plugins for the loop (the host).
+protocol Reloader: AnyObject {
+    /// Makes the next plugin set; true when its switch waits for the records under way to end.
+    func beginReload() -> Bool
+    /// Nothing is under way: the next set from now on.
+    func switchReload()
+    /// A stop came first: the next set is dropped.
+    func abandonReload()
 }
 
 /// An intake that feeds the manager's watchdog between the records a

@@ -185,6 +185,27 @@ package final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Send
         }
     }
 
+    /// [dispatch thread] Hands back, as ``giveBack(to:)`` does, what the
+    /// source plugin `plugin` submitted and the host did not take yet: its
+    /// source stopped (a reload drops or changes the plugin), the others go on.
+    package func giveBack(from plugin: String, to intake: some Intake) {
+        let taken: [Submission] = locked {
+            let isMine = { (submission: Submission) in
+                if case .plugin(plugin, _) = submission.source { true } else { false }
+            }
+            let mine = Array(queue.filter(isMine))
+            queue.removeAll(where: isMine)
+            return mine
+        }
+        for submission in taken {
+            guard submission.done != nil else {
+                hand(submission, to: intake)
+                continue
+            }
+            Self.completion(of: submission)?(RecordOutcome(result: .stopped, problem: nil, line: []))
+        }
+    }
+
     /// Whether no accepted record waits.
     package var isEmpty: Bool {
         locked { queue.isEmpty }

@@ -65,5 +65,9 @@ package final class WorkerLauncher: RemoteLauncher {
         }
     }
 
+    package func retire(_ remote: any RemotePlugin) {
+        workers.remove(remote)
+    }
+
     package var places: (any RemotePlaces)? { workers.isEmpty ? nil : workers }
 }

@@ -101,6 +101,12 @@ package final class Workers: RemotePlaces {
         programs.append(program)
     }
 
+    /// Forgets `remote`, stopped.
+    func remove(_ remote: any RemotePlugin) {
+        all.removeAll { $0 === remote }
+        programs.removeAll { $0 === remote }
+    }
+
     func post(_ event: WorkerEvent) {
         inbox.post(event)
     }

@@ -28,12 +28,12 @@ package final class Actions {
     private let retained: RetainedActions
     private let retainFor: Double
     /// The plugins that are not screens and have `on_action`, in load order.
-    private let others: [Handler]
-    private let otherNames: [String]
+    private var others: [Handler] = []
+    private var otherNames: [String] = []
     /// The screen plugin that claims each target.
-    private let screenOfTarget: [String: PluginInstance]
+    private var screenOfTarget: [String: PluginInstance] = [:]
     /// The order of calls across processes.
-    private let scheduler: CallScheduler
+    private var scheduler: CallScheduler
     private let journal: CrashJournal
     private let logger: Logger
     /// What `--metrics` counts here, when it is on.
@@ -54,6 +54,15 @@ package final class Actions {
             directory: directory, limit: storeLimit, byteLimit: storeBytes, platform: platform, targetKey: targetKey, counted: counted?.store, logger: logger)
         retained = try RetainedActions(directory: directory, logger: logger)
         self.retainFor = retainFor
+        self.journal = journal
+        self.logger = logger
+        use(plugins, scheduler: scheduler)
+    }
+
+    /// Routes actions to the plugins of `plugins` from now on (a reload);
+    /// the store and the retained actions stay.
+    func use(_ plugins: PluginSet, scheduler: CallScheduler) {
+        self.scheduler = scheduler
         let others = plugins.instances.filter { $0.descriptor.handlers.contains(.onAction) && !$0.roles.contains(.screen) }
         self.others = others.map(Handler.init)
         otherNames = others.map(\.name)
@@ -62,8 +71,6 @@ package final class Actions {
             for target in screen.descriptor.targets { screenOfTarget[target] = screen }
         }
         self.screenOfTarget = screenOfTarget
-        self.journal = journal
-        self.logger = logger
     }
 
     deinit {

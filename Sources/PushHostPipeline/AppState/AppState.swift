@@ -10,11 +10,11 @@ final class AppState {
     /// The screens the app shows now, top first, and their names.
     private(set) var visible: VisibleScreens
     private(set) var visibleNames: [String] = []
-    private let screens: [String: VisibleScreens.Screen]
+    private var screens: [String: VisibleScreens.Screen]
     private let tokens: TokenStore
-    private let tokenPlugins: [Handler]
+    private var tokenPlugins: [Handler]
     /// The order of calls across processes.
-    private let scheduler: CallScheduler
+    private var scheduler: CallScheduler
     private let journal: CrashJournal
     private let logger: Logger
 
@@ -24,9 +24,7 @@ final class AppState {
         plugins: PluginSet, scheduler: CallScheduler, tokens: TokenStore, foreground: [String]?, journal: CrashJournal, logger: Logger
     ) throws(SetupError) {
         self.journal = journal
-        screens = plugins.screens.mapValues { plugin in
-            VisibleScreens.Screen(name: plugin.name, targets: plugin.descriptor.targets, handler: Handler(plugin))
-        }
+        screens = Self.screens(of: plugins)
         self.tokens = tokens
         tokenPlugins = plugins.token.map(Handler.init)
         self.scheduler = scheduler
@@ -42,6 +40,24 @@ final class AppState {
 
     deinit {
         visible.deallocate()
+    }
+
+    private static func screens(of plugins: PluginSet) -> [String: VisibleScreens.Screen] {
+        plugins.screens.mapValues { plugin in
+            VisibleScreens.Screen(name: plugin.name, targets: plugin.descriptor.targets, handler: Handler(plugin))
+        }
+    }
+
+    /// The screens and token plugins of `plugins` from now on (a reload):
+    /// the visible screens stay, those of the same names; the names of
+    /// screens no longer loaded, if any, which leave the stack.
+    func use(_ plugins: PluginSet, scheduler: CallScheduler) -> [String] {
+        screens = Self.screens(of: plugins)
+        tokenPlugins = plugins.token.map(Handler.init)
+        self.scheduler = scheduler
+        let gone = visibleNames.filter { screens[$0] == nil }
+        makeVisible(visibleNames.filter { screens[$0] != nil })
+        return gone
     }
 
     /// Shows the screens `names`, top first (none: the app goes to the

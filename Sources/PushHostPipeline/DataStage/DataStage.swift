@@ -26,10 +26,10 @@ import PushHostPort
 /// dereferenced. Nothing is kept for such calls: a message whose deadline
 /// passes loses its handle at once and is let go with its report line.
 package final class DataStage: VerdictTaker {
-    /// The data plugins' names, in load order.
-    let names: [String]
+    /// The data plugins' names, in load order (a reload changes them while no verdict is awaited).
+    private(set) var names: [String]
     let inbox = Inbox<Completion>()
-    private let handlers: UnsafeMutableBufferPointer<Handler>
+    private var handlers: UnsafeMutableBufferPointer<Handler>
     private let journal: CrashJournal
     private let logger: Logger
     private let timeout: Double
@@ -37,8 +37,8 @@ package final class DataStage: VerdictTaker {
     /// With `--metrics`: where each data plugin's verdicts are counted
     /// (continue, suppress, failed: three cells a plugin, from the first),
     /// and how long its pending verdicts took.
-    private let verdictCells: (cells: CounterCells.Adder, first: Int)?
-    private let pendingDurations: [ValueHistogram]?
+    private var verdictCells: (cells: CounterCells.Adder, first: Int)?
+    private var pendingDurations: [ValueHistogram]?
 
     /// Messages waiting for a plugin in the host to `complete`, by their handle's address.
     @exclusivity(unchecked) private var pending: [UInt: InFlight] = [:]
@@ -67,13 +67,24 @@ package final class DataStage: VerdictTaker {
         journal: CrashJournal, logger: Logger
     ) {
         self.journal = journal
-        names = plugins.data.map(\.name)
-        self.verdictCells = verdictCells
-        self.pendingDurations = pendingDurations
-        handlers = Handler.table(plugins.data)
+        names = []
+        handlers = Handler.table([])
         self.timeout = timeout
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
         self.logger = logger
+        use(plugins, verdictCells: verdictCells, pendingDurations: pendingDurations)
+    }
+
+    /// Calls the data plugins of `plugins` from now on, counting as the
+    /// initializer says; no verdict may be awaited.
+    func use(_ plugins: PluginSet, verdictCells: (cells: CounterCells.Adder, first: Int)?, pendingDurations: [ValueHistogram]?) {
+        precondition(waiting == 0, "DataStage: a reload while a verdict is awaited")
+        _ = handlers.deinitialize()
+        handlers.deallocate()
+        handlers = Handler.table(plugins.data)
+        names = plugins.data.map(\.name)
+        self.verdictCells = verdictCells
+        self.pendingDurations = pendingDurations
         for plugin in plugins.instances { plugin.context.verdicts = inbox }
     }
 

@@ -24,7 +24,8 @@ import PushHostPort
 package final class Interceptors {
     /// Turns that ended on plugins' threads, for the dispatch thread.
     let inbox = Inbox<ChainLink.Posted>()
-    private let plugins: [InterceptorPlugin]
+    /// The interceptors, in load order (a reload changes them while none holds a message).
+    private var plugins: [InterceptorPlugin]
     private let journal: CrashJournal
     private let logger: Logger
     private let timeout: Double
@@ -35,7 +36,7 @@ package final class Interceptors {
     /// deadlines; an entry whose turn ended is dropped when it comes first.
     @exclusivity(unchecked) private var deadlines = Deque<(link: ChainLink, deadline: UInt64)>()
     /// Whether any interceptor has `on_outcome`.
-    let wantsOutcomes: Bool
+    private(set) var wantsOutcomes: Bool
     /// The link of the last turn that ended during its call, for the next turn.
     @exclusivity(unchecked) private var spare: ChainLink?
 
@@ -44,16 +45,31 @@ package final class Interceptors {
     ///
     /// - Throws: when a plugin offers a table without `intercept`.
     init(plugins: PluginSet, timeout: Double, journal: CrashJournal, logger: Logger) throws(SetupError) {
-        var interceptors: [InterceptorPlugin] = []
-        for plugin in plugins.instances {
-            if let interceptor = try InterceptorPlugin(plugin, inbox: inbox) { interceptors.append(interceptor) }
-        }
-        self.plugins = interceptors
-        wantsOutcomes = interceptors.contains { $0.hasOnOutcome }
+        self.plugins = []
+        wantsOutcomes = false
         self.journal = journal
         self.logger = logger
         self.timeout = timeout
         timeoutNanoseconds = UInt64(max(0, timeout) * 1e9)
+        use(try interceptors(of: plugins))
+    }
+
+    /// The interceptors among `plugins`, in load order, their turns ending in this stage.
+    ///
+    /// - Throws: when a plugin offers a table without `intercept`.
+    func interceptors(of plugins: PluginSet) throws(SetupError) -> [InterceptorPlugin] {
+        var interceptors: [InterceptorPlugin] = []
+        for plugin in plugins.instances {
+            if let interceptor = try InterceptorPlugin(plugin, inbox: inbox) { interceptors.append(interceptor) }
+        }
+        return interceptors
+    }
+
+    /// Calls `interceptors` from now on; none may hold a message.
+    func use(_ interceptors: [InterceptorPlugin]) {
+        precondition(held.isEmpty, "Interceptors: a reload while a message is held")
+        plugins = interceptors
+        wantsOutcomes = interceptors.contains { $0.hasOnOutcome }
     }
 
     deinit {

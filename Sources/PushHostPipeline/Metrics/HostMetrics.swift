@@ -101,6 +101,29 @@ package final class HostMetrics: Sendable {
             descriptor: .pushhost("build_info", "The pushhost version and the plugin ABI it offers; always 1."),
             labels: [("version", PushHostVersion.current), ("abi", "\(HostABI.major).\(HostABI.minor)")]
         ).set(Int64(1))
+        for result in ["ok", "refused"] { _ = reloads(result) }
+    }
+
+    // MARK: Reloads
+
+    private func reloads(_ result: String) -> Counter {
+        registry.makeCounter(
+            descriptor: .pushhost("reloads_total", "Reloads of the plugins (SIGHUP), by result: ok, or refused (the plugins stayed as they were)."),
+            labels: [("result", result)])
+    }
+
+    /// A reload ended: `ok`, or `refused`.
+    package func reloaded(_ result: String) {
+        reloads(result).increment()
+    }
+
+    /// The plugins loaded now, each with its generation (the number of
+    /// the reload that created it; 0: the start); the series of `removed`
+    /// plugins go.
+    package func plugins(_ loaded: [(name: String, generation: Int)], removed: [String] = []) {
+        let descriptor = MetricNameDescriptor.pushhost("plugin_generation", "Each loaded plugin's generation: the reload that created it (0: the start).")
+        for name in removed { registry.unregisterGauge(registry.makeGauge(descriptor: descriptor, labels: [("plugin", name)])) }
+        for (name, generation) in loaded { registry.makeGauge(descriptor: descriptor, labels: [("plugin", name)]).set(Int64(generation)) }
     }
 
     // MARK: Counting (dispatch thread)
@@ -172,17 +195,27 @@ package final class HostMetrics: Sendable {
 
     // MARK: Series of the plugins
 
-    /// The cells of the handlers' durations for `plugins` (by number, in
-    /// load order), which `/metrics` renders from now on.
+    /// The cells of the handlers' durations for `plugins` (by number),
+    /// which `/metrics` renders from now on; at a reload, each plugin's
+    /// series start from the last set's of the same name.
     package func handlerDurations(for plugins: [PluginInstance]) -> HandlerDurations {
-        let made = HandlerDurations(
-            plugins: plugins.map { ($0.name, $0.descriptor.handlers.sorted { $0.rawValue < $1.rawValue }) }, rate: TickClock.start())
-        durations.withLock { $0 = made }
+        let count = Int(plugins.map(\.index).max() ?? -1) + 1
+        let byNumber = (0..<count).map { number in
+            plugins.first { $0.index == number }.map { ($0.name, $0.descriptor.handlers.sorted { $0.rawValue < $1.rawValue }) } ?? ("", [])
+        }
+        let made = HandlerDurations(plugins: byNumber, rate: TickClock.start())
+        durations.withLock { last in
+            // A reload's: each plugin's series go on from where they stood.
+            if let last { made.carry(from: last) }
+            last = made
+        }
         return made
     }
 
     /// Where the data verdicts of the data plugins `names` (in load order)
-    /// are counted: three cells each (continue, suppress, failed), from `first`.
+    /// are counted: three cells each (continue, suppress, failed), from
+    /// `first`. Asked again at a reload (on the dispatch thread, the cells'
+    /// one writer), for the new data plugins.
     func dataVerdicts(of names: [String]) -> (cells: CounterCells.Adder, first: Int) {
         let counters = names.prefix(CrashJournal.maxPlugins).flatMap { plugin in
             ["continue", "suppress", "failed"].map { verdict in
@@ -191,9 +224,12 @@ package final class HostMetrics: Sendable {
                     labels: [("plugin", plugin), ("verdict", verdict)])
             }
         }
+        // A reload's: what the cells counted so far goes to the last plugins' counters first.
+        syncCells()
         mirrors.withLock { mirrors in
+            if mirrors.count > Self.verdictCells { mirrors.removeSubrange(Self.verdictCells...) }
             mirrors += [(counter: Counter, synced: UInt64)?](repeating: nil, count: Self.verdictCells - mirrors.count)
-            mirrors += counters.map { ($0, 0) }
+            mirrors += counters.enumerated().map { ($1, cells.value(Self.verdictCells + $0)) }
         }
         return (cells.adder, Self.verdictCells)
     }

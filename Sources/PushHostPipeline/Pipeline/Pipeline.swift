@@ -65,16 +65,17 @@ package final class Pipeline: Intake, Awaited {
     package let interceptors: Interceptors
     package let dataStage: DataStage
     /// The plugins that run elsewhere, nil when all run in the host; and
-    /// the order of calls across processes.
-    let places: (any RemotePlaces)?
-    let scheduler: CallScheduler
-    let route: UIRoute
+    /// the order of calls across processes. These and the others a plugin
+    /// set decides change at a reload (``install(_:)``), while nothing is under way.
+    var places: (any RemotePlaces)?
+    var scheduler: CallScheduler
+    var route: UIRoute
     let app: AppState
     package let actions: Actions
     package let report: Report
     /// The data plugins' names as report lines write them.
-    let reportNames: ReportNames
-    private let logger: Logger
+    var reportNames: ReportNames
+    let logger: Logger
     private let platform: Platform?
     private let targetKey: [UInt8]
     private let maxBytes: Int
@@ -82,7 +83,7 @@ package final class Pipeline: Intake, Awaited {
     /// Whether any plugin runs in the host, where it gets a message's handle
     /// as its pointer (elsewhere a message's handle is only its calls' name,
     /// and every call with it has ended before its record is kept).
-    private let handlesReachPlugins: Bool
+    var handlesReachPlugins: Bool
     /// Whether a message past its lifetime when it arrives still meets the data stage (`--expired-data`).
     let expiredMeetsData: Bool
     /// What `--metrics` counts, when it is on; and its counters of the
@@ -90,11 +91,13 @@ package final class Pipeline: Intake, Awaited {
     package let metrics: HostMetrics?
     /// Its cells, where each message's line is counted.
     private let counted: CounterCells.Adder?
-    private let interceptorStops: [String: (suppressed: Counter, failed: Counter)]
+    var interceptorStops: [String: (suppressed: Counter, failed: Counter)]
     private var reader = JSONReader()
-    private(set) var current: InFlight
+    var current: InFlight
     @exclusivity(unchecked) private(set) var queue = Fifo<Waiting>()
     @exclusivity(unchecked) private var delivered = Fifo<Delivered>()
+    /// Whether it takes no record for now (a reload waits for those under way to end).
+    package var paused = false
     /// Whether a stop gave up a handler still in its call (the host then
     /// exits with status 4, as when it gives one up in the host).
     private(set) package var gaveUpAtStop = false
@@ -105,7 +108,7 @@ package final class Pipeline: Intake, Awaited {
     private var readsInputBatch = false
     /// Records whose line went out after a UI call elsewhere, kept for the
     /// next messages instead of being freed.
-    @exclusivity(unchecked) private var spare = Fifo<InFlight>()
+    @exclusivity(unchecked) var spare = Fifo<InFlight>()
     /// The message whose data stage or UI stage is under way (not
     /// retained: set only while it is), for a watchdog that gives up on it.
     @exclusivity(unchecked) unowned(unsafe) private(set) var underWay: InFlight?
@@ -157,9 +160,9 @@ package final class Pipeline: Intake, Awaited {
     /// (64 times as many), so a slow plugin never makes memory grow without end;
     /// and no stop was asked for, so that a burst (a batch of standard
     /// input, spool records, submissions) ends between two records when
-    /// SIGINT or SIGTERM comes, not after its last one.
+    /// SIGINT or SIGTERM comes, not after its last one; nor is it paused.
     package var hasRoom: Bool {
-        interceptors.heldCount + dataStage.waiting < maxPending && queue.count < maxPending * 64
+        !paused && interceptors.heldCount + dataStage.waiting < maxPending && queue.count < maxPending * 64
             && delivered.count < maxPending && ShutdownSignal.received.load(ordering: .relaxed) == 0
     }
 

@@ -123,10 +123,11 @@ package struct PluginCatalog {
     /// Opens the plugin file at `path` in this process: a shared library's
     /// descriptor, the plugin an ffi manifest makes (each library it
     /// opens by path checked first, as a plugin file is), or the plugin a
-    /// process manifest makes (whose program is not started here).
-    package static func open(_ path: String, warned: inout Set<String>, logger: Logger) throws(PluginRefusal) -> PluginDescriptor {
+    /// process manifest makes (whose program is not started here). With
+    /// `apart`, its libraries are copies of their own (``LibraryVersions``).
+    package static func open(_ path: String, warned: inout Set<String>, logger: Logger, apart: Bool = false) throws(PluginRefusal) -> PluginDescriptor {
         if path.hasSuffix(ProcessManifest.suffix) { return try ProcessManifest.read(path).descriptor() }
-        guard path.hasSuffix(FFIManifest.suffix) else { return try PluginLibrary.open(path) }
-        return try FFIPlugin.load(path) { library throws(PluginRefusal) in try checkPermissions(of: library, warned: &warned, logger: logger) }
+        guard path.hasSuffix(FFIManifest.suffix) else { return try PluginLibrary.open(path, apart: apart) }
+        return try FFIPlugin.load(path, apart: apart) { library throws(PluginRefusal) in try checkPermissions(of: library, warned: &warned, logger: logger) }
     }
 }

@@ -5,7 +5,7 @@ import PushHostSystem
 /// One created plugin: its descriptor, its own `ph_host`, and the state its
 /// `create` returned, which every handler receives first.
 package final class PluginInstance {
-    let file: String
+    package let file: String
     /// The plugin's descriptor; for a plugin elsewhere, as its scan read it.
     private(set) package var descriptor: PluginDescriptor
     package let context: PluginContext
@@ -16,6 +16,10 @@ package final class PluginInstance {
     /// Where it runs when not in the host (in a worker: `--isolate`).
     package let remote: (any RemotePlugin)?
     private(set) package var state: UnsafeMutableRawPointer?
+    /// What a reload compares to tell whether it changed.
+    package var version: PluginVersion?
+    /// How many reloads the host had made when this instance was created.
+    package var generation = 0
 
     package var name: String { descriptor.name }
     package var roles: [PluginRole] { descriptor.roles }

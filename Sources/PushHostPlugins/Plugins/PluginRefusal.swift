@@ -55,6 +55,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
     case undeclaredExtension(String)
     /// A Swift library built by another toolchain than the host: both named.
     case otherSwift(String)
+    /// A Swift library in the host whose file changed since it was loaded.
+    case swiftChanged
 
     package var description: String {
         switch self {
@@ -62,6 +64,8 @@ package enum PluginRefusal: Error, Equatable, Sendable, CustomStringConvertible 
             "not a loadable shared library: \(error)"
         case .otherSwift(let why):
             why
+        case .swiftChanged:
+            "a new version of a Swift library the host holds, which cannot be loaded beside the old one: it loads at the host's next start, or at a reload when the plugin is isolated"
         case .noEntry:
             "no ph_plugin_entry symbol (a plugin exports `PH_EXPORT const ph_plugin *ph_plugin_entry(void)`)"
         case .entryReturnedNull:

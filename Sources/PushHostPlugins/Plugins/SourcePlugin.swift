@@ -8,8 +8,8 @@ import PushHostSystem
 /// and its records cross to the host (``IntakeRelay``).
 package struct SourcePlugin {
     package let name: String
-    /// The plugin's number in load order.
-    private let index: Int32
+    /// The plugin's number.
+    package let index: Int32
     private let place: Place
 
     typealias StartFunction = @convention(c) (UnsafeMutableRawPointer?) -> Int32

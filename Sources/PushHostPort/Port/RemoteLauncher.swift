@@ -11,6 +11,8 @@ package protocol RemoteLauncher {
     func created(_ remote: any RemotePlugin, plugin: Int32)
     /// Ends `remote`, launched and never awaited (the set was refused).
     func abandon(_ remote: any RemotePlugin)
+    /// `remote`, created and then stopped (a reload retired it), is no longer watched.
+    func retire(_ remote: any RemotePlugin)
     /// Every plugin created elsewhere; nil when there is none.
     var places: (any RemotePlaces)? { get }
 }

@@ -24,7 +24,7 @@ import PushHostSystem
     /// One series' cells: a count per bound, one over the last bound, and the sum in ticks.
     private static let stride = bounds.count + 2
 
-    /// The plugins in load order (their number), and the handlers each has.
+    /// The plugins by number (a number no plugin has: no name), and the handlers each has.
     private let plugins: [(name: String, handlers: [PluginHandler])]
     private let cells: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
     private let cellCount: Int
@@ -67,6 +67,19 @@ import PushHostSystem
         Int(plugin) &* handlerKinds &+ Int(handler.rawValue) &- 1
     }
 
+    /// Sets each plugin's series to what `last` holds for the plugin of the
+    /// same name, if any (a reload, on the dispatch thread, the cells' one writer).
+    package func carry(from last: HandlerDurations) {
+        for (number, plugin) in plugins.enumerated() where !plugin.name.isEmpty {
+            guard let before = last.plugins.firstIndex(where: { $0.name == plugin.name }) else { continue }
+            let count = Self.handlerKinds * Self.stride
+            let from = last.cells + before * count, to = cells + number * count
+            for offset in 0..<count {
+                UnsafeAtomic<UInt64>(at: to + offset).store(UnsafeAtomic<UInt64>(at: from + offset).load(ordering: .relaxed), ordering: .relaxed)
+            }
+        }
+    }
+
     /// What the dispatch thread writes through: the cells' addresses, and
     /// no reference to count (the `HandlerDurations` lives as long as the run's metrics).
     package var observer: Observer { Observer(cells: cells, seriesCount: seriesCount, bounds: bounds, firstBucket: firstBucket) }
@@ -96,7 +109,7 @@ import PushHostSystem
         let name = "pushhost_handler_duration_seconds"
         text += "# HELP \(name) How long each plugin handler call took on the dispatch thread (for an isolated plugin: until its worker took the call, or answered a data call).\n"
         text += "# TYPE \(name) histogram\n"
-        for (number, plugin) in plugins.enumerated() {
+        for (number, plugin) in plugins.enumerated() where !plugin.name.isEmpty {
             for kind in 1...Int32(Self.handlerKinds) {
                 guard let handler = PluginHandler(rawValue: kind) else { continue }
                 let first = cells + (number * Self.handlerKinds + Int(kind) - 1) * Self.stride

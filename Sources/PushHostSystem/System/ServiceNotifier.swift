@@ -148,6 +148,17 @@ package final class ServiceNotifier {
         send("READY=1\nSTATUS=\(Self.line(status))")
     }
 
+    /// `RELOADING=1` with `MONOTONIC_USEC=` (now, as systemd's reload
+    /// protocol asks) and `STATUS=status`: a reload began, and ``ready(status:progress:)``
+    /// says when it ended (either way). `/healthz` stays as it was.
+    package func reloading(status: @autoclosure () -> String) {
+        guard isActive, readySent, !stoppingSent else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let microseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+        send("RELOADING=1\nMONOTONIC_USEC=\(microseconds)\nSTATUS=\(Self.line(status()))")
+    }
+
     /// `STOPPING=1` with `STATUS=status`, the first time only: a stop began.
     package func stopping(status: @autoclosure () -> String) {
         guard isActive || health != nil, !stoppingSent else { return }

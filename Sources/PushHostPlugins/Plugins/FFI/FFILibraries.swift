@@ -4,16 +4,19 @@ import Glibc
 
 /// The libraries of one manifest, each opened once, as its functions name them.
 ///
-/// Opened with `RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE` and never closed,
-/// like plugin files.
+/// Opened as plugin files are (``LibraryVersions``), and never closed.
 package struct FFILibraries {
     /// The manifest's folder, where relative names are looked up.
     let folder: String
     /// Each library opened, in order: the path or bare name, and its handle.
     private(set) var opened: [(path: String, handle: UnsafeMutableRawPointer)] = []
 
-    init(folder: String) {
+    /// Whether each library is opened as a copy of its own (``LibraryVersions``).
+    let apart: Bool
+
+    init(folder: String, apart: Bool = false) {
         self.folder = folder
+        self.apart = apart
     }
 
     /// The address of `spec`'s symbol, opening its library first if need be
@@ -28,8 +31,14 @@ package struct FFILibraries {
             if path.contains("/") {
                 do { try checkFile(path) } catch { throw .ffi("library \(path): \(error)") }
             }
-            guard let loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-                throw .ffi("library \(spec.library): not loadable: \(dlerror().map { String(cString: $0) } ?? "dlopen failed")")
+            let loaded: UnsafeMutableRawPointer
+            do {
+                loaded = try LibraryVersions.open(path, apart: apart)
+            } catch {
+                switch error {
+                case .notLoadable(let why): throw .ffi("library \(spec.library): not loadable: \(why)")
+                case .swiftChanged: throw .ffi("library \(spec.library): \(PluginRefusal.swiftChanged)")
+                }
             }
             opened.append((path, loaded))
             handle = loaded

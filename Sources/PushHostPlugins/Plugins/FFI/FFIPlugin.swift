@@ -26,17 +26,20 @@ package final class FFIPlugin {
     private let log: FFILog
 
     /// Reads the manifest at `path`, opens its libraries (`checkFile` first
-    /// checks each one found by path, as a plugin file is), finds its
-    /// symbols and prepares their calls; returns its descriptor.
-    package static func load(_ path: String, checkFile: (String) throws(PluginRefusal) -> Void) throws(PluginRefusal) -> PluginDescriptor {
+    /// checks each one found by path, as a plugin file is; each a copy of
+    /// its own when `apart`), finds its symbols and prepares their calls;
+    /// returns its descriptor.
+    package static func load(
+        _ path: String, apart: Bool = false, checkFile: (String) throws(PluginRefusal) -> Void
+    ) throws(PluginRefusal) -> PluginDescriptor {
         let manifest = try FFIManifest.read(path)
-        let plugin = try FFIPlugin(manifest, folder: PluginCatalog.directory(of: path), checkFile: checkFile)
+        let plugin = try FFIPlugin(manifest, folder: PluginCatalog.directory(of: path), apart: apart, checkFile: checkFile)
         return plugin.descriptor()
     }
 
-    private init(_ manifest: FFIManifest, folder: String, checkFile: (String) throws(PluginRefusal) -> Void) throws(PluginRefusal) {
+    private init(_ manifest: FFIManifest, folder: String, apart: Bool, checkFile: (String) throws(PluginRefusal) -> Void) throws(PluginRefusal) {
         let log = try FFILog()
-        var libraries = FFILibraries(folder: folder)
+        var libraries = FFILibraries(folder: folder, apart: apart)
         func prepare(_ spec: FFIFunctionSpec) throws(PluginRefusal) -> FFIFunction {
             try FFIFunction(spec, symbol: libraries.symbol(spec, checkFile: checkFile), plugin: manifest.name, log: log.code)
         }

@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGHUP (`systemctl reload`), turned into a readable pipe the run loop
+/// polls: the handler only writes a byte, and the loop reloads the plugins
+/// between two turns. Signals that come during a reload leave the pipe
+/// readable, and make one reload after it.
+package enum ReloadSignal {
+    /// The pipe the handler writes to; set once, before the handler goes in.
+    nonisolated(unsafe) private static var pipe: WakePipe?
+
+    /// Installs the handler (once; later calls return the same end) and
+    /// returns the end to poll. From then on SIGHUP no longer ends the process.
+    package static func install() -> Int32 {
+        if let pipe { return pipe.readEnd }
+        let wake = WakePipe()
+        pipe = wake
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in ReloadSignal.pipe?.wake() }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(SIGHUP, &action, nil)
+        var ours = sigset_t()
+        sigemptyset(&ours)
+        sigaddset(&ours, SIGHUP)
+        pthread_sigmask(SIG_UNBLOCK, &ours, nil)
+        return wake.readEnd
+    }
+
+    /// Takes the signals that came: whether any did.
+    package static func take() -> Bool {
+        guard let pipe else { return false }
+        var byte: UInt8 = 0
+        guard read(pipe.readEnd, &byte, 1) == 1 else { return false }
+        pipe.drain()
+        return true
+    }
+}
