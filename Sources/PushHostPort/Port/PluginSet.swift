@@ -67,9 +67,10 @@ package final class PluginSet {
     /// others are loaded and created anew, beside this set, which is not
     /// touched. What changed is in ``changes(from:)``.
     ///
-    /// - Throws: when a plugin is refused (unless `--skip-bad-plugins`:
-    ///   then it is left out) or its `create` fails, after destroying the
-    ///   ones created for the new set: this set stays as it was.
+    /// - Throws: when a plugin is refused or its `create` fails (with
+    ///   `--skip-bad-plugins`, only a plugin whose file this set runs: a
+    ///   new one is left out, as at a start), after destroying the ones
+    ///   created for the new set: this set stays as it was.
     package func reloading(catalog: PluginCatalog) throws(SetupError) -> PluginSet {
         try PluginSet(catalog: catalog, making: making, previous: self)
     }
@@ -79,8 +80,13 @@ package final class PluginSet {
         for entry in catalog.refused {
             logger.error("refused plugin \(entry.file): \(entry.refusal!)")
         }
-        if !skipBad && !catalog.refused.isEmpty {
-            throw SetupError("\(catalog.refused.count) of \(catalog.entries.count) plugins refused (--skip-bad-plugins goes on without them)")
+        // At a reload, a running plugin's file that is refused refuses the set, whatever --skip-bad-plugins says.
+        let running = Set(previous?.instances.map(\.file) ?? [])
+        let fatal = catalog.refused.filter { !skipBad || running.contains($0.file) }
+        if !fatal.isEmpty {
+            throw SetupError(skipBad
+                ? "plugin \(fatal[0].file), which runs, was refused: the plugins stay as they were"
+                : "\(catalog.refused.count) of \(catalog.entries.count) plugins refused (--skip-bad-plugins goes on without them)")
         }
         let loadable = catalog.entries.compactMap { entry in
             (try? entry.outcome.get()).map { (file: entry.file, plugin: $0) }
@@ -159,7 +165,7 @@ package final class PluginSet {
                 if let remote = instance.remote { launcher?.created(remote, plugin: instance.index) }
             } catch {
                 logger.error("refused plugin \(file): \(error)")
-                if !skipBad {
+                if !skipBad || running.contains(file) {
                     // The plugins started elsewhere after it are not awaited.
                     remotes[(position + 1)...].forEach { $0.map { launcher?.abandon($0) } }
                     undo()
