@@ -187,18 +187,20 @@ final class RunLoop {
             status: "stopping: SIGINT or SIGTERM; records under way get --stop-timeout \(stopTimeout)s")
     }
 
-    /// Begins the reload asked for, when none is under way; switches the
-    /// plugins of one under way once nothing is.
+    /// Switches the plugins of a reload under way once nothing is under
+    /// way; begins the reload asked for, when none is under way (and
+    /// switches it at once when nothing is).
     private func stepReload() {
-        if reloadAsked && !reloading {
+        while true {
+            if reloading && pipeline.isIdle {
+                reloader.switchReload()
+                reloading = false
+                pipeline.paused = false
+            }
+            guard reloadAsked && !reloading else { return }
             reloadAsked = false
             reloading = reloader.beginReload()
             pipeline.paused = reloading
-        }
-        if reloading && pipeline.isIdle {
-            reloader.switchReload()
-            reloading = false
-            pipeline.paused = false
         }
     }
 

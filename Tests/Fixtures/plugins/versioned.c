@@ -6,7 +6,8 @@
  * `NAME VERSION destroy`. With -DSUPPRESS, its data verdict is suppress,
  * else continue. With its setting `pending_ms`, a data call answers
  * PH_PENDING and completes that many milliseconds later from a thread of
- * its own. With -DFAIL_CREATE, create fails.
+ * its own. Its background handler hangs (a minute) on the message whose id
+ * is its setting `hang`. With -DFAIL_CREATE, create fails.
  */
 #define _DEFAULT_SOURCE
 #include <pushhost.h>
@@ -32,6 +33,7 @@ static const ph_host *host;
 static FILE *out;
 static char tag[64] = "-";
 static long pending_ms;
+static char hang[64];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void note(const char *what, const ph_message *m) {
@@ -54,6 +56,8 @@ static void *create(const ph_host *h, const ph_config *c) {
     if (given) snprintf(tag, sizeof tag, "%s", given);
     const char *ms = h->config_get(c, "pending_ms");
     pending_ms = ms ? strtol(ms, NULL, 10) : 0;
+    const char *hang_on = h->config_get(c, "hang");
+    if (hang_on) snprintf(hang, sizeof hang, "%s", hang_on);
     fprintf(out, "%s %s create\n", NAME, VERSION);
     fflush(out);
     return out;
@@ -89,6 +93,7 @@ static ph_verdict on_data(void *self, const ph_message *m) {
 static void on_background(void *self, const ph_message *m) {
     (void)self;
     note("background", m);
+    if (hang[0] && strcmp(host->message_id(m), hang) == 0) sleep(60);
 }
 
 static const ph_plugin plugin = {
