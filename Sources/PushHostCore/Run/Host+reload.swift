@@ -48,6 +48,8 @@ extension Host: Reloader {
         // not take goes back to it, as at a stop.
         let going = Set(next.retiredInstances(since: plugins).map(\.index))
         for source in started where going.contains(source.index) {
+            // Closed first, as at a stop: a submit that waits for room ends, and stop may wait for it.
+            submissions.close(plugin: source.name)
             source.stop(journal: journal)
             submissions.giveBack(from: source.name, to: pipeline)
         }
@@ -72,6 +74,7 @@ extension Host: Reloader {
         destroy(plugins.retiredInstances(since: previous))
         let running = Set(started.map(\.index))
         for source in plugins.sources where !running.contains(source.index) {
+            submissions.reopen(plugin: source.name)
             guard source.start() else {
                 logger.error("plugin \(source.name): its source did not start after the reload (start returned -1); it produces nothing")
                 continue

@@ -61,6 +61,8 @@ package final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Send
     /// Records the host holds (under way in the pipeline), as last noted.
     private var held = 0
     private var closed = false
+    /// The source plugins whose source a reload stopped: refused as after `close`.
+    private var stopped: Set<String> = []
     private var counts: [String: Int] = [:]
     private var dispatchThread: pthread_t?
 
@@ -115,11 +117,11 @@ package final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Send
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         let waits = mayWait && !(dispatchThread.map { pthread_equal($0, pthread_self()) != 0 } ?? true)
-        while !closed && waits && isFull {
+        while !closed && !stopped.contains(plugin) && waits && isFull {
             if flags & PH_RECORD_NO_WAIT != 0 { return .full }
             pthread_cond_wait(roomMade, lock)
         }
-        guard !closed else { return .stopping }
+        guard !closed && !stopped.contains(plugin) else { return .stopping }
         let number = (counts[plugin] ?? 0) + 1
         counts[plugin] = number
         queue.append(Submission(
@@ -183,6 +185,21 @@ package final class PluginSubmissions: Awaited, RecordSubmitter, @unchecked Send
             }
             Self.completion(of: submission)?(RecordOutcome(result: .stopped, problem: nil, line: []))
         }
+    }
+
+    /// Refuses what the source plugin `plugin` submits from now on, as
+    /// ``close()`` refuses every plugin's (a reload stopped its source),
+    /// unblocking a submit of its that waits; until ``reopen(plugin:)``.
+    package func close(plugin: String) {
+        locked {
+            stopped.insert(plugin)
+            pthread_cond_broadcast(roomMade)
+        }
+    }
+
+    /// Takes what the source plugin `plugin` submits again (its new instance starts).
+    package func reopen(plugin: String) {
+        locked { _ = stopped.remove(plugin) }
     }
 
     /// [dispatch thread] Hands back, as ``giveBack(to:)`` does, what the

@@ -23,14 +23,20 @@ struct PluginFolder {
     /// with its settings file (`settings`, the log and its grant added).
     func install(_ name: String, version: String, defines: [String] = [], settings: [String: String] = [:]) throws {
         let source = try PluginSource.fixture("versioned", defines: [#"NAME "\#(name)""#, #"VERSION "\#(version)""#] + defines)
-        let built = try scratch.plugin("builds/\(name)-\(version)-\(defines.joined(separator: "-")).so", source)
-        try write(name + ".json", settingsText(settings))
+        try install(name, source: source, settings: settings)
+    }
+
+    /// Builds `source` and moves it into place as `NAME.so`, with its
+    /// settings file (`settings`, the log, and grants to write it and `writes`).
+    func install(_ name: String, source: String, settings: [String: String], writes: [String] = []) throws {
+        let built = try scratch.plugin("builds/\(name)-\(PluginBuilds.fnv1a64([source])).so", source)
+        try write(name + ".json", settingsText(settings, writes: writes))
         try move(built, to: name + ".so", link: true)
     }
 
     /// Writes `NAME.json` anew, moved into place.
-    func configure(_ name: String, _ settings: [String: String]) throws {
-        try write(name + ".json", settingsText(settings))
+    func configure(_ name: String, _ settings: [String: String], writes: [String] = []) throws {
+        try write(name + ".json", settingsText(settings, writes: writes))
     }
 
     /// Takes `NAME.so` and its settings file out of the folder.
@@ -45,10 +51,10 @@ struct PluginFolder {
         return text.split(separator: "\n").compactMap(Call.init)
     }
 
-    private func settingsText(_ settings: [String: String]) throws -> String {
+    private func settingsText(_ settings: [String: String], writes: [String] = []) throws -> String {
         var object: [String: Any] = settings
         object["log"] = log
-        object["sandbox"] = ["write": [log]]
+        object["sandbox"] = ["write": [log] + writes]
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 
