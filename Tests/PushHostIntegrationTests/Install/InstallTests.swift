@@ -256,6 +256,30 @@ struct InstallTests {
         try Self.deliverOne(through: installed, spool: stateHome + "/pushhost/spool", host: userWithStateHome)
     }
 
+    @Test("systemctl reload's command reloads the system unit's host: RELOADING=1, then READY=1")
+    func unitReload() async throws {
+        let installed = try await Installation.shared()
+        let scratch = try Scratch()
+        let state = scratch.file("var-lib-pushhost")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let words = try Self.execStart(installed.systemUnit).replacingOccurrences(of: "/var/lib/pushhost", with: state)
+            .split(separator: " ").map(String.init)
+        let manager = try NotifyListener()
+        let host = try HostProcess(
+            Array(words.dropFirst()), program: words[0], errorPath: scratch.file("system.log"),
+            environment: manager.environment(["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": scratch.file("nohome")]),
+            inheriting: false)
+        #expect(manager.waitFor { $0.contains { $0.has("READY=1") } }, "\(manager.texts)\n\(host.stderr)")
+        let reload = try Self.unitLine("ExecReload", of: installed.systemUnit).replacingOccurrences(of: "$MAINPID", with: "\(host.pid)")
+            .split(separator: " ").map(String.init)
+        let run = try Command.run(reload[0], Array(reload.dropFirst()), stdin: "")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(manager.waitFor { $0.filter { $0.has("READY=1") }.count == 2 }, "\(manager.texts)\n\(host.stderr)")
+        #expect(manager.texts.contains { $0.has("RELOADING=1") }, "\(manager.texts)")
+        #expect(host.stderr.contains("reloaded: nothing changed, unchanged 0"), "\(host.stderr)")
+        try Self.deliverOne(through: installed, spool: state + "/spool", host: host)
+    }
+
     @Test(
         "a message root drops with pushhost send reaches the system unit's host, which runs as another user",
         .enabled(if: geteuid() == 0 && onPath("setpriv")))
@@ -304,9 +328,14 @@ struct InstallTests {
 
     /// The value of the unit's `ExecStart=`.
     static func execStart(_ unit: String) throws -> String {
+        try unitLine("ExecStart", of: unit)
+    }
+
+    /// The value of the unit's `KEY=`.
+    static func unitLine(_ key: String, of unit: String) throws -> String {
         let text = try String(contentsOfFile: unit, encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }, "no ExecStart in \(unit)")
-        return String(line.dropFirst("ExecStart=".count))
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(key + "=") }, "no \(key) in \(unit)")
+        return String(line.dropFirst(key.count + 1))
     }
 
     /// Renders a man page as text: `man -l`, else groff.
