@@ -29,6 +29,9 @@ struct RunCommand: ParsableCommand, LoggingCommand {
             With --watch DIR, files renamed into DIR/new are dispatched too (one JSON object or NDJSON \
             each), then moved to DIR/cur, or to DIR/failed with NAME.error.json; the host then runs \
             until SIGINT or SIGTERM, gives what is under way --stop-timeout, and exits 0. \
+            SIGHUP reads the plugins and their settings files again and loads what changed, without \
+            a restart: records under way finish with the plugins they began with, the next ones meet \
+            the new set; a set that cannot be loaded changes nothing. \
             Exit status: 0 when the input ended and every record was handled, 1 for a setup error, \
             2 for a usage error, 3 under --strict when a record was rejected or failed, 4 when a \
             plugin handler did not return within --handler-timeout.
