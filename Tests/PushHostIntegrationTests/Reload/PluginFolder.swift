@@ -26,6 +26,12 @@ struct PluginFolder {
         try install(name, source: source, settings: settings)
     }
 
+    /// Builds the plugin `name` in `version` now, so that ``install(_:version:defines:settings:)`` later takes no time.
+    func prepare(_ name: String, version: String, defines: [String] = []) throws {
+        let source = try PluginSource.fixture("versioned", defines: [#"NAME "\#(name)""#, #"VERSION "\#(version)""#] + defines)
+        try scratch.plugin("builds/\(name)-\(PluginBuilds.fnv1a64([source])).so", source)
+    }
+
     /// Builds `source` and moves it into place as `NAME.so`, with its
     /// settings file (`settings`, the log, and grants to write it and `writes`).
     func install(_ name: String, source: String, settings: [String: String], writes: [String] = []) throws {

@@ -123,6 +123,33 @@ import Testing
         #expect(try scratch.reportLines().map { $0["status"] as? String } == ["delivered"])
     }
 
+    /// A message an interceptor holds when SIGHUP comes is released by the
+    /// chain it entered, and meets the plugins of that set; the switch waits
+    /// for it, and the next message meets the new set. The interceptor
+    /// (a Swift plugin, unchanged) keeps its instance.
+    @Test func aHeldMessageIsReleasedByTheOldChain() throws {
+        let scratch = try Scratch()
+        let folder = try PluginFolder(scratch)
+        try scratch.spool.create()
+        try folder.install("one", version: "1")
+        try folder.prepare("one", version: "2")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/libdebounce.so", withDestinationPath: Paths.sample("debounce"))
+        try #"{"quiet_ms": "700"}"#.write(toFile: folder.path + "/libdebounce.json", atomically: true, encoding: .utf8)
+        let host = try scratch.startWatching(["--plugins", folder.path])
+        try scratch.spool.drop("held", #"{"message_id":"held","data":{"rx_gcm_key_target":"orders"}}"#)
+        usleep(200_000)
+        try folder.install("one", version: "2")
+        host.send(SIGHUP)
+        #expect(host.waitForStderr("reloaded: changed one (file), unchanged 1"), "\(host.stderr)")
+        try deliver("after", through: host, scratch: scratch)
+        #expect(instances(of: "held", in: folder) == ["one 1 -"])
+        #expect(instances(of: "after", in: folder) == ["one 2 -"])
+        let waited = try #require(host.stderr.firstMatch(of: /records waited ([0-9.]+) ms/).flatMap { Double($0.1) }, "\(host.stderr)")
+        #expect(waited >= 300, "the switch did not wait for the held message: \(waited) ms")
+        #expect(try scratch.reportLines().map { $0["status"] as? String } == ["delivered", "delivered"])
+        #expect(host.stop() == .status(0), "\(host.stderr)")
+    }
+
     /// A second SIGHUP while the first reload waits is taken after it: two reloads, in order.
     @Test func aSecondSighupDuringAReloadIsTakenAfterIt() throws {
         let scratch = try Scratch()
