@@ -99,23 +99,11 @@ extension Host: Reloader {
         logger.warning("reload abandoned: the host stops")
     }
 
-    /// Destroys `instances`, in reverse load order: those elsewhere first,
-    /// all asked at once and waited for against one `--stop-timeout`, then
-    /// those in the host, each noted in the journal for the watchdog.
+    /// Destroys `instances`, new ones the next set will not use or old ones
+    /// it dropped, its workers given `--stop-timeout` to end.
     private func destroy(_ instances: [PluginInstance]) {
-        let remotes = instances.reversed().compactMap(\.remote)
-        remotes.forEach { $0.beginStop() }
-        let deadline = MonotonicClock.now() &+ UInt64(max(options.stopTimeout, 0.25) * 1e9)
-        for remote in remotes {
-            if remote.finishStop(by: deadline) {
-                logger.warning("reload: a plugin was still in destroy at --stop-timeout \(options.stopTimeout)s, and was killed")
-            }
-            plugins.retire(remote)
-        }
-        for instance in instances.reversed() where instance.remote == nil {
-            journal.enterStop(.destroy, plugin: instance.index)
-            instance.destroy()
-            journal.leave()
+        if plugins.destroy(instances, journal: journal, retiring: true) {
+            logger.warning("reload: a plugin elsewhere was still in destroy at --stop-timeout \(options.stopTimeout)s, and was killed")
         }
     }
 

@@ -193,11 +193,6 @@ package final class PluginSet {
         screens = Dictionary(uniqueKeysWithValues: created.filter { $0.roles.contains(.screen) }.map { ($0.name, $0) })
     }
 
-    /// `remote`, one of this set's or the last one's, stopped: no longer watched.
-    package func retire(_ remote: any RemotePlugin) {
-        making.launcher?.retire(remote)
-    }
-
     /// The plugins this set holds and `previous` does not: added, or new
     /// instances of changed ones.
     package func newInstances(since previous: PluginSet) -> [PluginInstance] {
@@ -236,13 +231,25 @@ package final class PluginSet {
     /// was killed.
     @discardableResult
     package func destroyAll(by deadline: UInt64? = nil, journal: CrashJournal? = nil) -> Bool {
+        destroy(instances, by: deadline, journal: journal)
+    }
+
+    /// Destroys `instances` (of this set, or of the last one: a reload
+    /// retires them), as ``destroyAll(by:journal:)`` destroys them all; with
+    /// `retiring`, those elsewhere are no longer watched once ended.
+    @discardableResult
+    package func destroy(_ instances: [PluginInstance], by deadline: UInt64? = nil, journal: CrashJournal? = nil, retiring: Bool = false) -> Bool {
         // Every one elsewhere is asked at once and waited for against one
         // deadline: one that hangs in destroy (or lies about its calls)
         // costs the stop no more than the deadline, however many there are.
         let remotes = instances.reversed().compactMap(\.remote)
         remotes.forEach { $0.beginStop() }
         let by = deadline ?? MonotonicClock.now() &+ UInt64(max(remotes.first?.stopTimeout ?? 0, 1) * 1e9)
-        let killed = remotes.reduce(false) { $1.finishStop(by: by) || $0 }
+        var killed = false
+        for remote in remotes {
+            killed = remote.finishStop(by: by) || killed
+            if retiring { making.launcher?.retire(remote) }
+        }
         for instance in instances.reversed() where instance.remote == nil {
             journal?.enterStop(.destroy, plugin: instance.index)
             instance.destroy()
