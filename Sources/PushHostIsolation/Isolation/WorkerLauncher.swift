@@ -70,4 +70,6 @@ package final class WorkerLauncher: RemoteLauncher {
     }
 
     package var places: (any RemotePlaces)? { workers.isEmpty ? nil : workers }
+
+    package var uiCalls: UICallCount { workers.uiCalls }
 }

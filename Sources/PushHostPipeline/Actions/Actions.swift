@@ -33,7 +33,7 @@ package final class Actions {
     /// The screen plugin that claims each target.
     private var screenOfTarget: [String: PluginInstance] = [:]
     /// The order of calls across processes.
-    private var scheduler: CallScheduler
+    private let scheduler: CallScheduler
     private let journal: CrashJournal
     private let logger: Logger
     /// What `--metrics` counts here, when it is on.
@@ -56,13 +56,12 @@ package final class Actions {
         self.retainFor = retainFor
         self.journal = journal
         self.logger = logger
-        use(plugins, scheduler: scheduler)
+        use(plugins)
     }
 
     /// Routes actions to the plugins of `plugins` from now on (a reload);
     /// the store and the retained actions stay.
-    func use(_ plugins: PluginSet, scheduler: CallScheduler) {
-        self.scheduler = scheduler
+    func use(_ plugins: PluginSet) {
         let others = plugins.instances.filter { $0.descriptor.handlers.contains(.onAction) && !$0.roles.contains(.screen) }
         self.others = others.map(Handler.init)
         otherNames = others.map(\.name)

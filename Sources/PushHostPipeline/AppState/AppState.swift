@@ -14,7 +14,7 @@ final class AppState {
     private let tokens: TokenStore
     private var tokenPlugins: [Handler]
     /// The order of calls across processes.
-    private var scheduler: CallScheduler
+    private let scheduler: CallScheduler
     private let journal: CrashJournal
     private let logger: Logger
 
@@ -51,10 +51,9 @@ final class AppState {
     /// The screens and token plugins of `plugins` from now on (a reload):
     /// the visible screens stay, those of the same names; the names of
     /// screens no longer loaded, if any, which leave the stack.
-    func use(_ plugins: PluginSet, scheduler: CallScheduler) -> [String] {
+    func use(_ plugins: PluginSet) -> [String] {
         screens = Self.screens(of: plugins)
         tokenPlugins = plugins.token.map(Handler.init)
-        self.scheduler = scheduler
         let gone = visibleNames.filter { screens[$0] == nil }
         makeVisible(visibleNames.filter { screens[$0] != nil })
         return gone

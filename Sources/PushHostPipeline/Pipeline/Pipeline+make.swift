@@ -11,7 +11,7 @@ extension Pipeline {
         plugins: PluginSet, tokens: TokenStore, report: Report, options: RunOptions, journal: CrashJournal, logger: Logger
     ) throws(SetupError) -> Pipeline {
         let metrics = options.metrics
-        let scheduler = CallScheduler(places: plugins.places)
+        let scheduler = CallScheduler(places: plugins.places, uiCalls: plugins.uiCalls)
         let interceptors = try Interceptors(plugins: plugins, timeout: options.dataTimeout, journal: journal, logger: logger)
         let app = try AppState(plugins: plugins, scheduler: scheduler, tokens: tokens, foreground: options.foreground, journal: journal, logger: logger)
         let actions = try Actions(

@@ -26,8 +26,7 @@ extension Pipeline {
     package func install(_ stages: Stages, journal: CrashJournal) -> [String] {
         precondition(isIdle, "Pipeline: a plugin set installed while records are under way")
         let plugins = stages.plugins
-        let scheduler = CallScheduler(places: plugins.places)
-        self.scheduler = scheduler
+        scheduler.use(places: plugins.places)
         if let places, places !== plugins.places {
             places.verdicts = nil
             places.turns = nil
@@ -40,12 +39,12 @@ extension Pipeline {
         dataStage.use(plugins, verdictCells: metrics?.dataVerdicts(of: names), pendingDurations: metrics?.pendingDurations(of: names))
         reportNames = ReportNames(data: names)
         interceptorStops = metrics?.interceptorStops(of: interceptors.names) ?? [:]
-        route = UIRoute(plugins: plugins, scheduler: scheduler, journal: journal)
-        actions.use(plugins, scheduler: scheduler)
+        route.use(plugins)
+        actions.use(plugins)
         handlesReachPlugins = plugins.instances.contains { $0.remote == nil }
         // Records sized for the last set's data plugins go.
         current = InFlight(dataPlugins: dataStage.count)
         while spare.popLast() != nil {}
-        return app.use(plugins, scheduler: scheduler)
+        return app.use(plugins)
     }
 }

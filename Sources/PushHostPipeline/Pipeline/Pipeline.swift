@@ -65,11 +65,12 @@ package final class Pipeline: Intake, Awaited {
     package let interceptors: Interceptors
     package let dataStage: DataStage
     /// The plugins that run elsewhere, nil when all run in the host; and
-    /// the order of calls across processes. These and the others a plugin
-    /// set decides change at a reload (``install(_:)``), while nothing is under way.
+    /// the order of calls across processes. What a plugin set decides
+    /// changes at a reload (``install(_:journal:)``), while nothing is under
+    /// way: in the stages, which stay, as constants here.
     var places: (any RemotePlaces)?
-    var scheduler: CallScheduler
-    var route: UIRoute
+    let scheduler: CallScheduler
+    let route: UIRoute
     let app: AppState
     package let actions: Actions
     package let report: Report

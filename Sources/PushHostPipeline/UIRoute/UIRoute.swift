@@ -14,13 +14,16 @@ import PushHostPort
 /// that route has no handler    -> none       (undelivered)
 /// ```
 final class UIRoute {
-    /// The background plugins' names, in load order, as the report's JSON array.
-    private let backgroundNames: [UInt8]
+    /// The background plugins' names, in load order, as the report's JSON
+    /// array. These and the other plugins' fields change at a reload
+    /// (``use(_:)``); the stage stays, so that the pipeline holds it as a
+    /// constant (a variable would count a reference on every call).
+    private var backgroundNames: [UInt8] = []
     /// Each screen's name as the report's JSON array, made the first time it is called.
     @exclusivity(unchecked) private var screenNames: [String: [UInt8]] = [:]
-    private let background: UnsafeMutableBufferPointer<Handler>
+    private var background = Handler.table([])
     /// The background plugins' numbers, in load order.
-    let backgroundPlugins: [Int32]
+    private(set) var backgroundPlugins: [Int32] = []
     private let journal: CrashJournal
     /// The order of UI calls across processes.
     private let scheduler: CallScheduler
@@ -28,13 +31,21 @@ final class UIRoute {
     init(plugins: PluginSet, scheduler: CallScheduler, journal: CrashJournal) {
         self.journal = journal
         self.scheduler = scheduler
-        backgroundNames = ReportNames.array(plugins.background.map(\.name))
-        background = Handler.table(plugins.background)
-        backgroundPlugins = plugins.background.map(\.index)
+        use(plugins)
     }
 
     deinit {
+        _ = background.deinitialize()
         background.deallocate()
+    }
+
+    /// Routes to the background plugins of `plugins` from now on; nothing is under way.
+    func use(_ plugins: PluginSet) {
+        _ = background.deinitialize()
+        background.deallocate()
+        background = Handler.table(plugins.background)
+        backgroundNames = ReportNames.array(plugins.background.map(\.name))
+        backgroundPlugins = plugins.background.map(\.index)
     }
 
     /// The route for a message with `target` (UTF-8, or nil for none), given

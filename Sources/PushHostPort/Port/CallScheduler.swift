@@ -9,15 +9,24 @@ import PushHostPlugins
 /// With every plugin in the host there is nothing to order: each check is
 /// one flag.
 @usableFromInline package final class CallScheduler {
-    @usableFromInline let places: (any RemotePlaces)?
+    /// The plugins elsewhere (a reload changes them: ``use(places:)``).
+    @usableFromInline private(set) var places: (any RemotePlaces)?
     /// Whether any plugin runs elsewhere.
-    @usableFromInline package let isOrdered: Bool
+    @usableFromInline package private(set) var isOrdered: Bool
+    /// How many processes have a UI call under way: the one count of the
+    /// run, whichever plugins run elsewhere.
     @usableFromInline let uiCalls: UICallCount
 
-    package init(places: (any RemotePlaces)?) {
+    package init(places: (any RemotePlaces)?, uiCalls: UICallCount) {
         self.places = places
         isOrdered = places != nil
-        uiCalls = places?.uiCalls ?? UICallCount()
+        self.uiCalls = uiCalls
+    }
+
+    /// Orders the calls of `places` from now on (a reload's plugins; nothing is under way).
+    package func use(places: (any RemotePlaces)?) {
+        self.places = places
+        isOrdered = places != nil
     }
 
     /// Before `handler` is called: the UI calls under way in other processes have ended.

@@ -19,6 +19,8 @@ package final class PluginSet {
     package let sources: [SourcePlugin]
     /// Every plugin that runs elsewhere, together; nil when all run in the host.
     package let places: (any RemotePlaces)?
+    /// How many of those have a UI call under way: one count for every set of a run.
+    package let uiCalls: UICallCount
     /// How many reloads made this set (0: the set a run started with).
     package let generation: Int
     /// What the set needs to make the next one.
@@ -185,6 +187,7 @@ package final class PluginSet {
         self.making = making
         generation = previous.map { $0.generation + 1 } ?? 0
         places = created.contains { $0.remote != nil } ? launcher?.places : nil
+        uiCalls = launcher?.uiCalls ?? previous?.uiCalls ?? UICallCount()
         instances = created
         data = created.filter { $0.roles.contains(.data) }
         background = created.filter { $0.roles.contains(.background) }

@@ -13,6 +13,8 @@ package protocol RemoteLauncher {
     func abandon(_ remote: any RemotePlugin)
     /// `remote`, created and then stopped (a reload retired it), is no longer watched.
     func retire(_ remote: any RemotePlugin)
+    /// How many processes have a UI call under way, whichever they are.
+    var uiCalls: UICallCount { get }
     /// Every plugin created elsewhere; nil when there is none.
     var places: (any RemotePlaces)? { get }
 }
