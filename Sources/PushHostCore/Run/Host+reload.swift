@@ -66,7 +66,6 @@ extension Host: Reloader {
         let changes = reload.next.changes(from: previous)
         let gone = pipeline.install(reload.stages, journal: journal)
         plugins = reload.next
-        journal.name(plugins: Self.namesByNumber(plugins.instances))
         if let metrics = options.metrics {
             journal.durations = metrics.handlerDurations(for: plugins.instances).observer
             metrics.plugins(plugins.instances.map { ($0.name, $0.generation) }, removed: changes.removed)
@@ -100,11 +99,15 @@ extension Host: Reloader {
     }
 
     /// Destroys `instances`, new ones the next set will not use or old ones
-    /// it dropped, its workers given `--stop-timeout` to end.
+    /// it dropped, its workers given `--stop-timeout` to end. Meanwhile the
+    /// journal names them too (their numbers are no running plugin's), so
+    /// that a `destroy` that hangs is named by the watchdog.
     private func destroy(_ instances: [PluginInstance]) {
+        journal.name(plugins: Self.namesByNumber(plugins.instances + instances))
         if plugins.destroy(instances, journal: journal, retiring: true) {
             logger.warning("reload: a plugin elsewhere was still in destroy at --stop-timeout \(options.stopTimeout)s, and was killed")
         }
+        journal.name(plugins: Self.namesByNumber(plugins.instances))
     }
 
     /// The plugins' names by number, as the journal names them (a number no plugin has: empty).
