@@ -103,17 +103,11 @@ extension Host: Reloader {
     /// journal names them too (their numbers are no running plugin's), so
     /// that a `destroy` that hangs is named by the watchdog.
     private func destroy(_ instances: [PluginInstance]) {
-        journal.name(plugins: Self.namesByNumber(plugins.instances + instances))
+        journal.name(plugins: (plugins.instances + instances).byNumber(\.name, none: ""))
         if plugins.destroy(instances, journal: journal, retiring: true) {
             logger.warning("reload: a plugin elsewhere was still in destroy at --stop-timeout \(options.stopTimeout)s, and was killed")
         }
-        journal.name(plugins: Self.namesByNumber(plugins.instances))
-    }
-
-    /// The plugins' names by number, as the journal names them (a number no plugin has: empty).
-    private static func namesByNumber(_ instances: [PluginInstance]) -> [String] {
-        let count = Int(instances.map(\.index).max() ?? -1) + 1
-        return (0..<count).map { number in instances.first { $0.index == number }?.name ?? "" }
+        journal.name(plugins: plugins.instances.byNumber(\.name, none: ""))
     }
 
     /// `0.8 ms`, `12 ms`.

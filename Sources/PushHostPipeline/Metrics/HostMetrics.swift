@@ -199,10 +199,7 @@ package final class HostMetrics: Sendable {
     /// which `/metrics` renders from now on; at a reload, each plugin's
     /// series start from the last set's of the same name.
     package func handlerDurations(for plugins: [PluginInstance]) -> HandlerDurations {
-        let count = Int(plugins.map(\.index).max() ?? -1) + 1
-        let byNumber = (0..<count).map { number in
-            plugins.first { $0.index == number }.map { ($0.name, $0.descriptor.handlers.sorted { $0.rawValue < $1.rawValue }) } ?? ("", [])
-        }
+        let byNumber = plugins.byNumber({ ($0.name, $0.descriptor.handlers.sorted { $0.rawValue < $1.rawValue }) }, none: ("", []))
         let made = HandlerDurations(plugins: byNumber, rate: TickClock.start())
         durations.withLock { last in
             // A reload's: each plugin's series go on from where they stood.

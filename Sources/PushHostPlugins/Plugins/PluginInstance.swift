@@ -97,3 +97,12 @@ package final class PluginInstance {
     }
 
 }
+
+extension [PluginInstance] {
+    /// `value` of each plugin at its number (the crash journal's and the
+    /// metrics' slots), `none` at a number no plugin has (a reload frees some).
+    package func byNumber<T>(_ value: (PluginInstance) -> T, none: T) -> [T] {
+        let count = Int(map(\.index).max() ?? -1) + 1
+        return (0..<count).map { number in first { $0.index == number }.map(value) ?? none }
+    }
+}

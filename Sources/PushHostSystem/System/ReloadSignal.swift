@@ -16,15 +16,7 @@ package enum ReloadSignal {
         if let pipe { return pipe.readEnd }
         let wake = WakePipe()
         pipe = wake
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in ReloadSignal.pipe?.wake() }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        sigaction(SIGHUP, &action, nil)
-        var ours = sigset_t()
-        sigemptyset(&ours)
-        sigaddset(&ours, SIGHUP)
-        pthread_sigmask(SIG_UNBLOCK, &ours, nil)
+        installHandler({ _ in ReloadSignal.pipe?.wake() }, for: [SIGHUP])
         return wake.readEnd
     }
 

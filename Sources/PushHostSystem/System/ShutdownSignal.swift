@@ -21,25 +21,13 @@ package enum ShutdownSignal {
     package static func install() -> Int32 {
         let wake = pipe ?? WakePipe()
         pipe = wake
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { number in
+        installHandler({ number in
             // clock_gettime is async-signal-safe.
             _ = ShutdownSignal.firstAt.compareExchange(expected: 0, desired: MonotonicClock.now(), ordering: .relaxed)
             _ = ShutdownSignal.first.compareExchange(expected: 0, desired: number, ordering: .relaxed)
             ShutdownSignal.received.add(1, ordering: .releasing)
             ShutdownSignal.pipe?.wake()
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
-        // A blocked signal mask is inherited (Foundation's Process spawns from
-        // threads that block nearly every signal): unblock ours on this thread.
-        var ours = sigset_t()
-        sigemptyset(&ours)
-        sigaddset(&ours, SIGINT)
-        sigaddset(&ours, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &ours, nil)
+        }, for: [SIGINT, SIGTERM])
         return wake.readEnd
     }
 }
