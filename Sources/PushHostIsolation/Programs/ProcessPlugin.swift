@@ -60,7 +60,11 @@ package final class ProcessPlugin: RemotePlugin {
     let logger: Logger
     /// Its first program, started with the other plugins' before any is awaited.
     private var spawned: Result<ProgramProcess, SetupError>?
-    var process: ProgramProcess?
+    var process: ProgramProcess? {
+        didSet { live = process.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `process` without a count: what the dispatch thread's calls use.
+    @exclusivity(unchecked) private var live: Unmanaged<ProgramProcess>?
     var phase = Phase.running
     /// The calls posted, oldest first, until every one before them is answered too.
     var calls = Fifo<Call>()
@@ -199,14 +203,14 @@ package final class ProcessPlugin: RemotePlugin {
 
     /// Writes the calls that wait, as far as the window lets.
     func sendMore() {
-        guard case .running = phase, let process else { return }
+        guard case .running = phase, let live else { return }
         while unanswered < (sentThrough < replayThrough ? 1 : Self.window), sentThrough < nextID - 1 {
             sentThrough += 1
             let position = Int(sentThrough - calls[0].id)
             guard !calls[position].answered else { continue }
             if encode(id: sentThrough, handler: calls[position].handler, address: calls[position].address) {
                 unanswered += 1
-                process.notePosted()
+                live._withUnsafeGuaranteedRef { $0.notePosted() }
             } else {
                 skipped.append(sentThrough)
             }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushHostSystem
 
 /// Re-emitting a value as compact JSON.
@@ -24,6 +27,55 @@ extension JSONValue {
         }
         skipWhitespace(position ..< Int(token.end), run: &run, to: &out)
         appendBytes(run ..< Int(token.end), to: &out)
+    }
+
+    /// Whether this is an object of at most 16 members, of plain (unescaped)
+    /// and distinct keys and scalar values, written without whitespace: its
+    /// bytes are then its compact text, and what a merge of its members
+    /// writes. One pass over its tape, no byte of its text read.
+    @inlinable package var isFlatCompactObject: Bool {
+        let object = token
+        guard object.kind == .object, object.count <= 16 else { return false }
+        let members = Int(object.count)
+        // Braces, the commas between members, and per member its key's
+        // quotes and its colon: the bytes outside the literals.
+        var length = 2 &+ (members > 0 ? members &- 1 : 0) &+ 3 &* members
+        // The key sizes seen (the last bit: 63 bytes or more): an earlier
+        // key is compared only when one of the same size came.
+        var sizes: UInt64 = 0
+        let first = index &+ 1
+        var key = first
+        let end = first &+ 2 &* members
+        while key < end {
+            let name = tape[key]
+            let value = tape[key &+ 1]
+            guard !name.isEscaped, !value.kind.isContainer else { return false }
+            let size = Int(name.end &- name.start)
+            let bit: UInt64 = 1 << UInt64(min(size, 63))
+            if sizes & bit != 0 && repeatsAnEarlierKey(key) { return false }
+            sizes |= bit
+            length &+= size &+ Int(value.end &- value.start) &+ (value.kind == .string ? 2 : 0)
+            key &+= 2
+        }
+        return length == Int(object.end &- object.start)
+    }
+
+    /// Whether the key at tape index `key`, of a flat object (keys at every
+    /// second index after it), spells one of the keys before it. Out of
+    /// line: the loop that calls it keeps its registers.
+    @inline(never)
+    @usableFromInline func repeatsAnEarlierKey(_ key: Int) -> Bool {
+        let name = tape[key]
+        let size = Int(name.end &- name.start)
+        var earlier = index &+ 1
+        while earlier < key {
+            let other = tape[earlier]
+            if Int(other.end &- other.start) == size && memcmp(input + Int(other.start), input + Int(name.start), size) == 0 {
+                return true
+            }
+            earlier &+= 2
+        }
+        return false
     }
 
     /// Appends the run up to each whitespace byte of `range` (which holds

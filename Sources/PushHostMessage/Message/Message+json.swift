@@ -104,7 +104,10 @@ extension Message {
         }
         line.key("data")
         let data = layout.data.singleObject
-        if compact, data >= 0, Self.hasDistinctPlainKeys(value(data)) {
+        if compact, data >= 0, value(data).isFlatCompactObject {
+            // Its bytes as written are its compact text and its merge.
+            line.bytes.append(bytes: value(data).rawBytes)
+        } else if compact, data >= 0, Self.hasDistinctPlainKeys(value(data)) {
             // As written: the merge would give the same members, in the same order.
             value(data).appendCompact(to: &line.bytes)
         } else {

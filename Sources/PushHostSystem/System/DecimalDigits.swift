@@ -1,32 +1,30 @@
 /// Decimal digits written straight into memory.
 enum DecimalDigits {
     /// Writes the digits of `value` at `place` (at most 20 bytes) and returns
-    /// how many: two digits at a time from a table, last first, into a word
-    /// buffer, then copied out.
+    /// how many: it counts them first, then writes two at a time from a
+    /// table, last first, where they belong.
     @inline(__always)
     static func write(_ value: UInt, to place: UnsafeMutableRawPointer) -> Int {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        return withUnsafeMutableBytes(of: &digits) { room in
-            let pairs = Self.pairs.utf8Start
-            var end = 24, rest = value
-            while rest >= 100 {
-                let pair = Int(rest % 100)
-                rest /= 100
-                end -= 2
-                room[end] = pairs[pair * 2]
-                room[end + 1] = pairs[pair * 2 + 1]
-            }
-            if rest >= 10 {
-                end -= 2
-                room[end] = pairs[Int(rest) * 2]
-                room[end + 1] = pairs[Int(rest) * 2 + 1]
-            } else {
-                end -= 1
-                room[end] = UInt8(ascii: "0") + UInt8(rest)
-            }
-            place.copyMemory(from: room.baseAddress! + end, byteCount: 24 - end)
-            return 24 - end
+        var count = 1, high = value
+        while high >= 100 {
+            high /= 100
+            count &+= 2
         }
+        if high >= 10 { count &+= 1 }
+        let pairs = Self.pairs.utf8Start
+        var end = count, rest = value
+        while rest >= 100 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            end &-= 2
+            place.storeBytes(of: UnsafeRawPointer(pairs + pair).loadUnaligned(as: UInt16.self), toByteOffset: end, as: UInt16.self)
+        }
+        if rest >= 10 {
+            place.storeBytes(of: UnsafeRawPointer(pairs + Int(rest) &* 2).loadUnaligned(as: UInt16.self), toByteOffset: 0, as: UInt16.self)
+        } else {
+            place.storeBytes(of: UInt8(ascii: "0") &+ UInt8(rest), as: UInt8.self)
+        }
+        return count
     }
 
     /// "00" to "99", one after the other.
