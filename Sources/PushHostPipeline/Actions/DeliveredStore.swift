@@ -23,9 +23,11 @@ import PushHostSystem
 ///
 /// Lines wait in a buffer and are written out once the oldest waited a
 /// second (and before a search, and at the end of the run), so a burst of
-/// messages writes only what the store keeps: the buffer drops its oldest
-/// lines once it holds `2 * limit` (or 16 MiB), and then the files, older
-/// still, are replaced. A crash loses at most the last second.
+/// messages writes only what the store keeps. The buffer holds two
+/// generations of lines: when the newer one reaches `limit` lines (or
+/// 8 MiB), it becomes the older, and the older one is dropped (no line is
+/// moved), and then the files, older still, are replaced. A crash loses
+/// at most the last second.
 ///
 /// ```
 /// {"id":"m-101","status":"delivered","source":{"kind":"stdin","line":2},"record":{"message_id":"m-101",...}}
@@ -45,21 +47,25 @@ package final class DeliveredStore {
     /// The lines and bytes of the current file; nil until the first write counts them.
     private var lines: Int?
     private var bytes = 0
-    /// Lines not written yet, and where each ends in `buffer`.
+    /// Lines not written yet, and where each ends in `buffer`: the newer
+    /// generation, and the older one before it.
     // Unchecked: the dispatch thread alone touches them, and each access
     // would cost more than the write it guards.
-    // Its whole room at once: pages never written take no memory, and a
-    // burst never copies the buffer to grow it.
-    @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: bufferedBytes + (1 << 16))
+    // Each one's whole room at once: pages never written take no memory,
+    // and a burst never copies a generation to grow it.
+    @exclusivity(unchecked) private var buffer = ByteBuffer(capacity: generationBytes + (1 << 16))
     @exclusivity(unchecked) private var pendingEnds: [Int] = []
-    /// Whether the buffer dropped lines, so the files hold only older ones.
+    @exclusivity(unchecked) private var older = ByteBuffer(capacity: generationBytes + (1 << 16))
+    @exclusivity(unchecked) private var olderEnds: [Int] = []
+    /// Whether a generation was dropped, so the files hold only older lines.
     private var filesOutdated = false
     /// When lines were last written out (monotonic ns).
     private var lastWrite: UInt64 = 0
     /// How long a line may wait in the buffer: 1 s.
     private static let writeDelay: UInt64 = 1_000_000_000
-    /// The most the buffer holds before it drops its oldest lines: 16 MiB.
-    private static let bufferedBytes = 16 << 20
+    /// The most a generation of the buffer holds before it becomes the
+    /// older one: 8 MiB (the two together, 16 MiB).
+    private static let generationBytes = 8 << 20
     /// `,"platform":"android","target_key":"k"`: what reading a record again
     /// needs to know of this run's flags, when they are not the defaults.
     private let readingFlags: [UInt8]
@@ -198,33 +204,32 @@ package final class DeliveredStore {
 
     private func written() {
         pendingEnds.append(buffer.count)
-        if pendingEnds.count > 1 && (pendingEnds.count >= 2 * limit || buffer.count >= Self.bufferedBytes) {
-            dropOldest()
-        }
+        if pendingEnds.count >= limit || buffer.count >= Self.generationBytes { age() }
     }
 
-    /// Keeps the newest `limit` lines of the buffer (fewer when they pass
-    /// half of `bufferedBytes`) and drops the rest: they are older than
-    /// what the store keeps, and so is everything in the files.
-    private func dropOldest() {
-        var kept = min(limit, pendingEnds.count - 1)
-        while kept > 1 && buffer.count - pendingEnds[pendingEnds.count - kept - 1] > Self.bufferedBytes / 2 { kept -= 1 }
-        let cut = pendingEnds[pendingEnds.count - kept - 1]
-        buffer.removeFirst(cut)
-        pendingEnds.removeFirst(pendingEnds.count - kept)
-        for index in pendingEnds.indices { pendingEnds[index] -= cut }
-        filesOutdated = true
+    /// The newer generation becomes the older one. The older one, when
+    /// there is one, is dropped: it is older than what the store keeps,
+    /// and so is everything in the files.
+    private func age() {
+        if !olderEnds.isEmpty { filesOutdated = true }
+        swap(&older, &buffer)
+        swap(&olderEnds, &pendingEnds)
+        buffer.removeAll()
+        pendingEnds.removeAll(keepingCapacity: true)
     }
+
+    /// Whether lines wait to be written.
+    private var hasLines: Bool { !buffer.isEmpty || !older.isEmpty }
 
     /// Writes out the buffered lines once the oldest waited a second: a
     /// burst writes only what the store keeps.
     func writeIfDue() {
-        if !buffer.isEmpty && MonotonicClock.now() &- lastWrite >= Self.writeDelay { write() }
+        if hasLines && MonotonicClock.now() &- lastWrite >= Self.writeDelay { write() }
     }
 
     /// Milliseconds until `writeIfDue` writes, or -1 when nothing waits.
     func millisecondsToWrite() -> Int32 {
-        guard !buffer.isEmpty else { return -1 }
+        guard hasLines else { return -1 }
         let left = Int64(bitPattern: lastWrite &+ Self.writeDelay &- MonotonicClock.now())
         return Int32(max(0, left / 1_000_000 + 1))
     }
@@ -232,11 +237,13 @@ package final class DeliveredStore {
     /// Writes out the buffered lines now, starting a new file each `limit` lines.
     func write() {
         defer {
+            older.removeAll()
+            olderEnds.removeAll(keepingCapacity: true)
             buffer.removeAll()
             pendingEnds.removeAll(keepingCapacity: true)
             lastWrite = MonotonicClock.now()
         }
-        guard !buffer.isEmpty, failure == nil else { return }
+        guard hasLines, failure == nil else { return }
         counted?.writes.increment()
         if filesOutdated {
             filesOutdated = false
@@ -248,6 +255,14 @@ package final class DeliveredStore {
         }
         var lines = self.lines ?? countLines()
         defer { self.lines = lines }
+        guard write(older, ends: olderEnds, lines: &lines) else { return }
+        _ = write(buffer, ends: pendingEnds, lines: &lines)
+    }
+
+    /// Writes the lines of one generation, `bytes` with their `ends`, after
+    /// the `lines` of the current file, starting a new file each `limit`
+    /// lines; false when writing failed.
+    private func write(_ buffer: borrowing ByteBuffer, ends pendingEnds: [Int], lines: inout Int) -> Bool {
         var start = 0
         var next = 0
         while next < pendingEnds.count {
@@ -259,18 +274,22 @@ package final class DeliveredStore {
                 count += 1
             }
             guard count > 0 else {
-                guard rotate() else { return }
+                guard rotate() else { return false }
                 lines = 0
                 bytes = 0
                 continue
             }
             let end = pendingEnds[next + count - 1]
-            guard FileContents.write(UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<end]), to: fd) else { return fail("write failed") }
+            guard FileContents.write(UnsafeRawBufferPointer(rebasing: buffer.bytes[start..<end]), to: fd) else {
+                fail("write failed")
+                return false
+            }
             lines += count
             bytes += end - start
             next += count
             start = end
         }
+        return true
     }
 
     /// The current file becomes the previous one, replacing it; a new one starts.
