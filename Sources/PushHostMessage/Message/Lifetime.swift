@@ -27,6 +27,13 @@ import PushHostSystem
 
     /// The lifetime `value` states, read as `form`.
     init(_ value: JSONValue, as form: Form) {
+        if let whole = Self.wholeSeconds(value, form) {
+            switch form {
+            case .seconds, .duration: self = .seconds(Double(whole))
+            case .epoch: self = whole == 0 ? .seconds(0) : .until(whole)
+            }
+            return
+        }
         let text: [UInt8]
         switch value.kind {
         case .number: text = Array(value.rawBytes)
@@ -56,6 +63,26 @@ import PushHostSystem
         case .seconds, .duration: self = .seconds(number)
         case .epoch: self = number == 0 ? .seconds(0) : .until(Int64(min(number, 1e15)))
         }
+    }
+
+    /// The common case, read where it lies: a whole number of seconds of
+    /// at most 15 digits (exact as a `Double`), a number or an unescaped
+    /// string (with the `s` of a duration); nil for anything else, which
+    /// the general reading above takes.
+    private static func wholeSeconds(_ value: JSONValue, _ form: Form) -> Int64? {
+        guard value.kind == .number || (value.kind == .string && !value.isEscaped) else { return nil }
+        var digits = value.rawBytes
+        if form == .duration {
+            guard value.kind == .string, digits.last == UInt8(ascii: "s") else { return nil }
+            digits = UnsafeRawBufferPointer(rebasing: digits.dropLast())
+        }
+        guard !digits.isEmpty, digits.count <= 15 else { return nil }
+        var whole: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            whole = whole &* 10 &+ Int64(byte &- UInt8(ascii: "0"))
+        }
+        return whole
     }
 
     /// Whether a message that arrived at `arrival` is past this lifetime at
