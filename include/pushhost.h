@@ -203,6 +203,22 @@ struct ph_host {
      * goes into its report line. */
     void (*PH_NONNULL fail)(const ph_host *PH_NONNULL host, const ph_message *PH_NONNULL m,
                             const char *PH_NONNULL reason);
+
+    /* Added in 1.2, after fail; read it only when
+     * PH_HAS_FIELD(ph_host, host, message_get_many). */
+
+    /* [thread-safe] Several values of the message in one call: values[i]
+     * gets what message_get(m, paths[i]) gives (NULL when absent), for i
+     * below count. Returns how many are not NULL. One call costs about what
+     * one message_get costs, so a plugin that reads several fields of each
+     * message reads them at once:
+     *   static const char *const paths[] = {"target", "data.title", "priority"};
+     *   const char *values[3];
+     *   host->message_get_many(m, paths, 3, values);
+     * Borrowed from the message, as message_get's. */
+    size_t (*PH_NONNULL message_get_many)(const ph_message *PH_NONNULL m,
+                                          const char *PH_NONNULL const *PH_NONNULL paths, size_t count,
+                                          const char *PH_NULLABLE *PH_NONNULL values);
 };
 
 /* The plugin's descriptor: static, readable before any instance exists.

@@ -29,6 +29,15 @@ extension Message {
         messageValueText(handle, atPath: path)
     }
 
+    /// `message_get_many`: the value at each of the `count` paths into
+    /// `values` (nil when absent), under one lock; how many were found.
+    @inlinable package static func values(
+        _ handle: OpaquePointer, atPaths paths: UnsafePointer<UnsafePointer<CChar>>, count: Int,
+        into values: UnsafeMutablePointer<UnsafePointer<CChar>?>
+    ) -> Int {
+        messageValueTexts(handle, atPaths: paths, count: count, into: values)
+    }
+
     /// `value(_:atPath:)` with the value's length in bytes (a string's
     /// unescaped text may hold a NUL) and whether it is a JSON string, not
     /// a number, a literal or compact JSON: for an ffi parameter.
@@ -180,6 +189,24 @@ struct PathSegments {
 
 @usableFromInline func messageValueText(_ handle: OpaquePointer, atPath path: UnsafePointer<CChar>) -> UnsafePointer<CChar>? {
     Message.handOut(handle) { message, arena in message.value(atPath: path, into: &arena) }
+}
+
+@usableFromInline func messageValueTexts(
+    _ handle: OpaquePointer, atPaths paths: UnsafePointer<UnsafePointer<CChar>>, count: Int,
+    into values: UnsafeMutablePointer<UnsafePointer<CChar>?>
+) -> Int {
+    var found = 0
+    let message = Message.handOut(handle) { message, arena in
+        for index in 0..<count {
+            let value = message.value(atPath: paths[index], into: &arena)
+            values[index] = value
+            if value != nil { found &+= 1 }
+        }
+        return Message.noText
+    }
+    // A handle that names no message (any more): nothing.
+    if message == nil { values.update(repeating: nil, count: count) }
+    return found
 }
 
 @usableFromInline func messageValueText(

@@ -46,7 +46,8 @@ enum HostTable {
                 get_extension: { host, id in HostExtensions.find(id, for: PluginContext.of(host)) },
                 fail: { host, message, reason in
                     Message.noteProblem(message, "\(PluginContext.of(host).name): \(String(cString: reason))")
-                }
+                },
+                message_get_many: { message, paths, count, values in Message.values(message, atPaths: paths, count: count, into: values) }
             )
         )
         return UnsafePointer(table)

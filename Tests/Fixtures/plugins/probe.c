@@ -22,6 +22,11 @@
  * - `delay_ms`: how long a new thread waits before it calls `complete`.
  * - `get`: comma-separated paths; appends ` path=value` (or `=NULL`) of
  *   `message_get`.
+ * - `many=true`: reads the `get` paths (at most 16) in one call of
+ *   `message_get_many` (ABI 1.2) instead, and appends ` found=N`, what it
+ *   returned; where its table has no such field (a host, or this plugin
+ *   built against a header, older than that), one by one, and appends
+ *   ` many=absent`.
  * - `json=true`: appends ` ` and `message_json` (and ` LEN-MISMATCH` when
  *   its length does not match).
  *
@@ -63,6 +68,7 @@ typedef struct probe {
     const ph_config *config;
     FILE *out;
     int json;
+    int many;
     const char *get;
     pthread_mutex_t lock;
     pthread_cond_t idle;
@@ -105,16 +111,33 @@ static void line_with(probe *self, const char *event, const ph_message *m, const
     FILE *out = self->out;
     flockfile(out);
     fprintf(out, "%s %s %s %s%s", NAME, event, self->host->message_id(m), or_dash(self->host->message_target(m)), extra);
-    for (const char *p = self->get; p && *p;) {
+    char paths[16][256];
+    const char *named[16];
+    size_t count = 0;
+    for (const char *p = self->get; p && *p && count < 16;) {
         size_t n = strcspn(p, ",");
-        char path[256];
-        if (n >= sizeof path) n = sizeof path - 1;
+        char *path = paths[count];
+        if (n >= sizeof paths[0]) n = sizeof paths[0] - 1;
         memcpy(path, p, n);
         path[n] = '\0';
-        const char *value = self->host->message_get(m, path);
-        fprintf(out, " %s=%s", path, value ? value : "NULL");
+        named[count++] = path;
         p += strcspn(p, ",");
         if (*p == ',') p++;
+    }
+#if PH_ABI_MINOR >= 2
+    if (self->many && PH_HAS_FIELD(ph_host, self->host, message_get_many)) {
+        const char *values[16];
+        size_t found = self->host->message_get_many(m, named, count, values);
+        for (size_t i = 0; i < count; i++) fprintf(out, " %s=%s", named[i], values[i] ? values[i] : "NULL");
+        fprintf(out, " found=%zu", found);
+    } else
+#endif
+    {
+        for (size_t i = 0; i < count; i++) {
+            const char *value = self->host->message_get(m, named[i]);
+            fprintf(out, " %s=%s", named[i], value ? value : "NULL");
+        }
+        if (self->many) fputs(" many=absent", out);
     }
     if (self->json) {
         size_t len = 0;
@@ -148,6 +171,8 @@ static void *create(const ph_host *host, const ph_config *config) {
     const char *json = host->config_get(config, "json");
     self->json = json && strcmp(json, "true") == 0;
     self->get = host->config_get(config, "get");
+    const char *many = host->config_get(config, "many");
+    self->many = many && strcmp(many, "true") == 0;
     pthread_mutex_init(&self->lock, NULL);
     pthread_cond_init(&self->idle, NULL);
     return self;
