@@ -107,25 +107,28 @@ static const char *setting(probe *self, const ph_message *m, const char *key) {
     return value ? value : self->host->config_get(self->config, key);
 }
 
+/* Copies the path at p, up to a comma, into path (cut at 255 bytes); where the next one starts. */
+static const char *next_path(const char *p, char path[256]) {
+    size_t n = strcspn(p, ",");
+    size_t kept = n < 255 ? n : 255;
+    memcpy(path, p, kept);
+    path[kept] = '\0';
+    return p[n] == ',' ? p + n + 1 : p + n;
+}
+
 static void line_with(probe *self, const char *event, const ph_message *m, const char *extra) {
     FILE *out = self->out;
     flockfile(out);
     fprintf(out, "%s %s %s %s%s", NAME, event, self->host->message_id(m), or_dash(self->host->message_target(m)), extra);
-    char paths[16][256];
-    const char *named[16];
-    size_t count = 0;
-    for (const char *p = self->get; p && *p && count < 16;) {
-        size_t n = strcspn(p, ",");
-        char *path = paths[count];
-        if (n >= sizeof paths[0]) n = sizeof paths[0] - 1;
-        memcpy(path, p, n);
-        path[n] = '\0';
-        named[count++] = path;
-        p += strcspn(p, ",");
-        if (*p == ',') p++;
-    }
 #if PH_ABI_MINOR >= 2
     if (self->many && PH_HAS_FIELD(ph_host, self->host, message_get_many)) {
+        char paths[16][256];
+        const char *named[16];
+        size_t count = 0;
+        for (const char *p = self->get; p && *p && count < 16; count++) {
+            p = next_path(p, paths[count]);
+            named[count] = paths[count];
+        }
         const char *values[16];
         size_t found = self->host->message_get_many(m, named, count, values);
         for (size_t i = 0; i < count; i++) fprintf(out, " %s=%s", named[i], values[i] ? values[i] : "NULL");
@@ -133,9 +136,11 @@ static void line_with(probe *self, const char *event, const ph_message *m, const
     } else
 #endif
     {
-        for (size_t i = 0; i < count; i++) {
-            const char *value = self->host->message_get(m, named[i]);
-            fprintf(out, " %s=%s", named[i], value ? value : "NULL");
+        for (const char *p = self->get; p && *p;) {
+            char path[256];
+            p = next_path(p, path);
+            const char *value = self->host->message_get(m, path);
+            fprintf(out, " %s=%s", path, value ? value : "NULL");
         }
         if (self->many) fputs(" many=absent", out);
     }
