@@ -74,6 +74,21 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    /// Lines an earlier run wrote are older than a burst that fills the
+    /// store's buffer twice over: they are forgotten with the lines the
+    /// burst dropped, not kept beside its newest ones.
+    @Test func aBurstForgetsWhatEarlierRunsWrote() throws {
+        let scratch = try Scratch()
+        let plugins = try Route.app(scratch)
+        let first = try scratch.run(plugins + ["--store-limit", "3"], stdin: Route.message("m1", target: "a") + "\n")
+        #expect(first.status == 0, "\(first.stderr)")
+        let burst = (2...8).map { Route.message("m\($0)", target: "a") } + [Route.action("m1", "tap"), Route.action("m5", "tap")]
+        let result = try scratch.run(plugins + ["--store-limit", "3"], stdin: burst.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let statuses = try result.report().suffix(2).map { $0["status"] as? String }
+        #expect(statuses == ["rejected", "retained"])
+    }
+
     @Test func aStoreLineCutShortByACrashDoesNotSpoilTheNextOne() throws {
         let scratch = try Scratch()
         let plugins = try Route.app(scratch)
