@@ -63,7 +63,57 @@ extension Message {
     /// Appends the message a process plugin's call carries: the normalized
     /// message without its null members and without its source.
     package func appendCompactJSON(to bytes: inout ByteBuffer) {
+        if appendCompactPlainJSON(to: &bytes) { return }
         appendFields(to: &bytes, actions: nil, compact: true)
+    }
+
+    /// ``appendCompactJSON(to:)`` for the common message, with one
+    /// reservation and no check between writes: no notification, topic or
+    /// collapse key, a flat compact data object, an id and a target (when
+    /// it has one) that are strings or numbers, or the id of a line of
+    /// standard input. False, with nothing written, for any other message.
+    private func appendCompactPlainJSON(to bytes: inout ByteBuffer) -> Bool {
+        let object = layout.data.singleObject
+        guard object >= 0, layout.notification.isEmpty, layout.topic < 0, layout.collapseKey < 0 else { return false }
+        let data = value(object)
+        guard data.isFlatCompactObject else { return false }
+        // A string's text as written, a number's digits: both go between quotes as they are.
+        var id: UnsafeRawBufferPointer?
+        var line = 0
+        if idIndex >= 0 {
+            guard case let value = value(idIndex), value.kind == .string || value.kind == .number else { return false }
+            id = value.rawBytes
+        } else {
+            guard case .stdin(let number) = source else { return false }
+            line = number
+        }
+        var target: UnsafeRawBufferPointer?
+        if targetIndex >= 0 {
+            // The target is a string or a number (see `load`).
+            target = value(targetIndex).rawBytes
+        }
+        let text = data.rawBytes
+        // The words between the values, the format's and priority's, "stdin-" and its decimal: under 160 bytes.
+        bytes.reserve(160 + (id?.count ?? 0) + (target?.count ?? 0) + text.count)
+        bytes.write(#"{"id":""#)
+        if let id {
+            bytes.write(id)
+        } else {
+            bytes.write("stdin-")
+            bytes.write(decimal: line)
+        }
+        if let target {
+            bytes.write(#"","target":""#)
+            bytes.write(target)
+        }
+        bytes.write(#"","format":""#)
+        bytes.write(layout.format.word)
+        bytes.write(#"","priority":""#)
+        bytes.write(layout.priority.word)
+        bytes.write(layout.contentAvailable ? #"","content_available":true,"data":"# : #"","content_available":false,"data":"#)
+        bytes.write(text)
+        bytes.write(UInt8(ascii: "}"))
+        return true
     }
 
     /// ``appendCompactJSON(to:)``, into an array.

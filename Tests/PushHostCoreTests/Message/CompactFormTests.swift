@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PushHostJSON
 @testable import PushHostMessage
+import PushHostSystem
 
 /// The message a process plugin's call carries is the normalized message
 /// less its null members and its source, for every shape the normalization
@@ -24,6 +25,29 @@ import Testing
         for case let (key as String, value) in expected where value is NSNull { expected.removeObject(forKey: key) }
         #expect(try Self.object(compact) == expected, "\(String(decoding: compact, as: UTF8.self))")
         #expect(!compact.contains(UInt8(ascii: "\n")))
+    }
+
+    /// The call's writer takes a shorter way for the common message (a
+    /// flat data object, no notification, topic or collapse key): its bytes
+    /// are those of the general writing, for every shape.
+    @Test("the buffer's writing is the general one, byte for byte", arguments: NormalizedFormTests.payloads.map(\.text) + [
+        #"{"message_id":7,"data":{"rx_gcm_key_target":12,"t":"a\"b"},"priority":"high","content_available":true}"#,
+        #"{"message_id":"m\u00e9","data":{"rx_gcm_key_target":"x\\y","n":null,"b":false}}"#,
+        #"{"message_id":true,"data":{"a":1}}"#,
+        #"{"data":{"a":1,"a":2}}"#,
+        #"{"data":{"a":{"b":1}},"to":"/topics/news"}"#,
+        #"{"data":{}}"#,
+    ])
+    func bufferWritesAsTheGeneralWriting(_ text: String) throws {
+        let (general, buffered) = try withLoadedMessage(text) { message in
+            var general: [UInt8] = []
+            message.appendCompactJSON(to: &general)
+            var buffer = ByteBuffer(capacity: 16)
+            buffer.append(ascii: "prefix")
+            message.appendCompactJSON(to: &buffer)
+            return (general, Array(buffer.bytes))
+        }
+        #expect(String(decoding: buffered, as: UTF8.self) == "prefix" + String(decoding: general, as: UTF8.self))
     }
 
     /// A spool file's record may span lines: the call it makes is still one
