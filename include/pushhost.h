@@ -215,7 +215,8 @@ struct ph_host {
      *   static const char *const paths[] = {"target", "data.title", "priority"};
      *   const char *values[3];
      *   host->message_get_many(m, paths, 3, values);
-     * Borrowed from the message, as message_get's. */
+     * Borrowed from the message, as message_get's. A count above
+     * SSIZE_MAX names no path: nothing is written and 0 comes back. */
     size_t (*PH_NONNULL message_get_many)(const ph_message *PH_NONNULL m,
                                           const char *PH_NONNULL const *PH_NONNULL paths, size_t count,
                                           const char *PH_NULLABLE *PH_NONNULL values);

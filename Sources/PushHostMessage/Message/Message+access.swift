@@ -195,6 +195,9 @@ struct PathSegments {
     _ handle: OpaquePointer, atPaths paths: UnsafePointer<UnsafePointer<CChar>>, count: Int,
     into values: UnsafeMutablePointer<UnsafePointer<CChar>?>
 ) -> Int {
+    // A C count past Int.max comes here negative: no array is that long,
+    // so it names no path.
+    guard count > 0 else { return 0 }
     var found = 0
     let message = Message.handOut(handle) { message, arena in
         for index in 0..<count {

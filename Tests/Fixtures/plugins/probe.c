@@ -26,7 +26,8 @@
  *   `message_get_many` (ABI 1.2) instead, and appends ` found=N`, what it
  *   returned; where its table has no such field (a host, or this plugin
  *   built against a header, older than that), one by one, and appends
- *   ` many=absent`.
+ *   ` many=absent`. `many=huge` passes a count of SIZE_MAX with the same
+ *   paths, as a plugin that lies about its arrays would.
  * - `json=true`: appends ` ` and `message_json` (and ` LEN-MISMATCH` when
  *   its length does not match).
  *
@@ -130,7 +131,8 @@ static void line_with(probe *self, const char *event, const ph_message *m, const
             named[count] = paths[count];
         }
         const char *values[16];
-        size_t found = self->host->message_get_many(m, named, count, values);
+        for (size_t i = 0; i < count; i++) values[i] = "UNTOUCHED";
+        size_t found = self->host->message_get_many(m, named, self->many == 2 ? SIZE_MAX : count, values);
         for (size_t i = 0; i < count; i++) fprintf(out, " %s=%s", named[i], values[i] ? values[i] : "NULL");
         fprintf(out, " found=%zu", found);
     } else
@@ -177,7 +179,7 @@ static void *create(const ph_host *host, const ph_config *config) {
     self->json = json && strcmp(json, "true") == 0;
     self->get = host->config_get(config, "get");
     const char *many = host->config_get(config, "many");
-    self->many = many && strcmp(many, "true") == 0;
+    self->many = !many ? 0 : strcmp(many, "true") == 0 ? 1 : strcmp(many, "huge") == 0 ? 2 : 0;
     pthread_mutex_init(&self->lock, NULL);
     pthread_cond_init(&self->idle, NULL);
     return self;

@@ -17,10 +17,10 @@ import Testing
         #"{"notification":{"title":"N"},"data":{"title":"T2"},"priority":"high"}"#)
 
     /// The probe's lines for the input, reading `paths` one by one or at once.
-    static func lines(many: Bool, flags: [String] = [], include: String? = nil) throws -> [String] {
+    static func lines(many: Bool, huge: Bool = false, flags: [String] = [], include: String? = nil) throws -> [String] {
         let scratch = try Scratch()
         var settings = ["get": paths.joined(separator: ","), "verdict": "continue"]
-        if many { settings["many"] = "true" }
+        if many { settings["many"] = huge ? "huge" : "true" }
         let plugin: [String]
         if let include {
             let file = try scratch.plugin("d.so", PluginSource.probe(name: "d", roles: [.data]), include: include)
@@ -47,6 +47,20 @@ import Testing
         // What the values are, so that equal lines cannot both be wrong.
         #expect(single.first?.contains(#" data.title=T data.missing=NULL data.none=NULL data.n=12.5 data.esc=q"é "#) == true, "\(single)")
         #expect(single.last?.contains(" priority=high notification.title=N source.kind=stdin source.line=2 ") == true, "\(single)")
+    }
+
+    /// A count no array can have (past `SSIZE_MAX`) names no path: the call
+    /// finds nothing and writes nothing, and the host (or the worker) goes
+    /// on with the next message instead of trapping.
+    @Test(arguments: [false, true])
+    func aCountPastAnyArrayFindsNothing(isolated: Bool) throws {
+        let lines = try Self.lines(many: true, huge: true, flags: isolated ? ["--isolate", "all"] : [])
+        #expect(lines.count == 2)
+        for line in lines {
+            #expect(line.hasSuffix(" found=0"), "\(line)")
+            #expect(!line.contains("=NULL"), "\(line)")
+            #expect(line.split(separator: " ").dropFirst(4).dropLast().allSatisfy { $0.hasSuffix("=UNTOUCHED") }, "\(line)")
+        }
     }
 
     @Test func aPluginOf11ReadsItsValuesOneByOne() throws {
