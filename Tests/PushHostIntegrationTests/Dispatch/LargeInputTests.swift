@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Standard input is read and parsed in blocks of 256 KiB passed around a
+/// Standard input is read and parsed in blocks of 64 KiB passed around a
 /// ring of four, on a thread of its own after the first MiB: these inputs
 /// span many blocks, so lines straddle blocks, the ring wraps, reading
 /// moves to its thread midway, and messages outlive their block.
@@ -16,7 +16,7 @@ import Testing
         return #"{"message_id":"m\#(index)","data":{"rx_gcm_key_target":"\#(target)","verdict":"\#(verdict)","delay_ms":"30","pad":"\#(pad)"}}"#
     }
 
-    /// 12,000 messages (about 3 MB, a dozen blocks); every thousandth one's
+    /// 12,000 messages (about 3 MB, some fifty blocks); every thousandth one's
     /// data stage is pending for 30 ms, so the messages behind it wait while
     /// their blocks go back to the reader and are filled again.
     @Test func everyMessageKeepsItsPlaceAndItsBytesAcrossBlocks() throws {

@@ -5,7 +5,7 @@ import Testing
 /// does) reads its own bytes, however long it waits: the batch of standard
 /// input it came in is filled again with later lines once every record of
 /// it was taken, and the messages that still wait then keep a copy. Over
-/// 1.5 MB, standard input is read on its own thread, in batches of 256 KiB;
+/// 1.5 MB, standard input is read on its own thread, in batches of 64 KiB;
 /// every 500th message waits 50 ms for its verdict, so that thousands
 /// queue behind it across batches. The background plugin reads each
 /// message's body after its data stage, in the host or in a worker (where

@@ -54,8 +54,11 @@ import PushHostSystem
 
     /// Reads `fd` (standard input) into `batchCount` batches of `blockSize`
     /// bytes (or room for a line of `maxBytes`, if more), on a thread of
-    /// its own after the first `threadAfter` bytes.
-    package init(fd: Int32, maxBytes: Int, batchCount: Int = 4, blockSize: Int = 1 << 18, threadAfter: Int = 1 << 20) {
+    /// its own after the first `threadAfter` bytes. 64 KiB is what one read
+    /// of a pipe gives at most, and a ring of four of them stays in a core's
+    /// cache while the other core reads it: with 256 KiB the two threads
+    /// took up to a tenth more CPU for the same work (docs/performance.md).
+    package init(fd: Int32, maxBytes: Int, batchCount: Int = 4, blockSize: Int = 1 << 16, threadAfter: Int = 1 << 20) {
         input = fd
         lines = LineReader(fd: fd, maxBytes: maxBytes)
         batches = (0..<batchCount).map { _ in ParsedBatch(byteCount: max(blockSize, maxBytes + 2)) }
