@@ -65,6 +65,28 @@ extension Message {
     /// The text at `path` (dotted: `data.title`, `notification.body`,
     /// `source.file`, `data.list.0`), or nil when there is none or it is null.
     func value(atPath path: UnsafePointer<CChar>, into arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        // The paths plugins read most, matched where they lie before any
+        // segment is measured: `target`, `priority`, `id`, and `data.` with
+        // the data object taken whole.
+        let bytes = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
+        switch bytes[0] {
+        case UInt8(ascii: "t") where Self.path(bytes, is: "target"):
+            return target >= 0 ? hand(value(target), &arena) : nil
+        case UInt8(ascii: "p") where Self.path(bytes, is: "priority"):
+            return arena.copy(layout.priority.word)
+        case UInt8(ascii: "i") where Self.path(bytes, is: "id"):
+            return handID(&arena)
+        case UInt8(ascii: "d") where dataObject >= 0 && Self.path(bytes, startsWith: "data."):
+            var segments = PathSegments(bytes + 5)
+            guard let key = segments.next(), var found = value(dataObject).member(named: key) else { return nil }
+            while let segment = segments.next() {
+                guard let child = found.child(segment) else { return nil }
+                found = child
+            }
+            return found.kind == .null ? nil : hand(found, &arena)
+        default:
+            break
+        }
         var segments = PathSegments(path)
         guard let first = segments.next() else { return nil }
         let isData = first.equals("data")
@@ -100,6 +122,21 @@ extension Message {
             return arena.copyScratch()
         }
         return nil
+    }
+
+    /// Whether the C string at `path` is `word`, compared byte by byte: a
+    /// shorter path differs at its NUL, so nothing past it is read.
+    @inline(__always)
+    private static func path(_ path: UnsafePointer<UInt8>, is word: StaticString) -> Bool {
+        Self.path(path, startsWith: word) && path[word.utf8CodeUnitCount] == 0
+    }
+
+    /// Whether the C string at `path` starts with `prefix` (which holds no NUL).
+    @inline(__always)
+    private static func path(_ path: UnsafePointer<UInt8>, startsWith prefix: StaticString) -> Bool {
+        let word = prefix.utf8Start
+        for index in 0..<prefix.utf8CodeUnitCount where path[index] != word[index] { return false }
+        return true
     }
 
     /// A top-level field of one segment (`id`, `target`, `format`,
@@ -155,6 +192,10 @@ struct PathSegments {
 
     init(_ path: UnsafePointer<CChar>) {
         rest = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
+    }
+
+    init(_ path: UnsafePointer<UInt8>) {
+        rest = path
     }
 
     /// Whether every segment was taken.
