@@ -77,13 +77,10 @@ extension Message {
         case UInt8(ascii: "i") where Self.path(bytes, is: "id"):
             return handID(&arena)
         case UInt8(ascii: "d") where dataObject >= 0 && Self.path(bytes, startsWith: "data."):
+            // The data object is one object, taken whole: the key after the dot.
             var segments = PathSegments(bytes + 5)
-            guard let key = segments.next(), var found = value(dataObject).member(named: key) else { return nil }
-            while let segment = segments.next() {
-                guard let child = found.child(segment) else { return nil }
-                found = child
-            }
-            return found.kind == .null ? nil : hand(found, &arena)
+            guard let key = segments.next() else { return nil }
+            return hand(value(dataObject).member(named: key), following: &segments, &arena)
         default:
             break
         }
@@ -91,25 +88,17 @@ extension Message {
         guard let first = segments.next() else { return nil }
         let isData = first.equals("data")
         if isData || first.equals("notification") {
-            var found: JSONValue?
-            if isData && dataObject >= 0, let key = segments.next() {
-                // The common case: data is one object, taken whole.
-                found = value(dataObject).member(named: key)
-            } else {
-                // A message always has data (maybe empty); a data-only one has no notification.
-                guard isData ? !layout.data.isEmpty : !layout.notification.isEmpty else {
-                    return isData && segments.isAtEnd ? arena.copy("{}") : nil
-                }
-                guard let key = segments.next() else {
-                    arena.scratch.removeAll(keepingCapacity: true)
-                    if isData { appendMerged(layout.data, to: &arena.scratch) } else { appendMerged(layout.notification, to: &arena.scratch) }
-                    return arena.copyScratch()
-                }
-                found = isData ? layout.data.member(key, in: root) : layout.notification.member(key, in: root)
+            // A message always has data (maybe empty); a data-only one has no notification.
+            guard isData ? !layout.data.isEmpty : !layout.notification.isEmpty else {
+                return isData && segments.isAtEnd ? arena.copy("{}") : nil
             }
-            while let segment = segments.next() { found = found?.child(segment) }
-            guard let found, found.kind != .null else { return nil }
-            return hand(found, &arena)
+            guard let key = segments.next() else {
+                arena.scratch.removeAll(keepingCapacity: true)
+                if isData { appendMerged(layout.data, to: &arena.scratch) } else { appendMerged(layout.notification, to: &arena.scratch) }
+                return arena.copyScratch()
+            }
+            let found = isData ? layout.data.member(key, in: root) : layout.notification.member(key, in: root)
+            return hand(found, following: &segments, &arena)
         }
         if segments.isAtEnd, let field = field(first, &arena) { return field }
         if first.equals("source") {
@@ -139,14 +128,21 @@ extension Message {
         return true
     }
 
-    /// A top-level field of one segment (`id`, `target`, `format`,
-    /// `priority`, `content_available`, `topic`, `collapse_key`), or nil.
+    /// What `found` leads to along the rest of `segments`, handed out; nil
+    /// when that is nothing, or null.
+    @inline(__always)
+    private func hand(_ found: JSONValue?, following segments: inout PathSegments, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        var found = found
+        while let segment = segments.next() { found = found?.child(segment) }
+        guard let found, found.kind != .null else { return nil }
+        return hand(found, &arena)
+    }
+
+    /// A top-level field of one segment but those matched first (`format`,
+    /// `content_available`, `topic`, `collapse_key`), or nil.
     @inline(__always)
     private func field(_ name: UnsafeRawBufferPointer, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
         switch name.count {
-        case 8 where name.equals("priority"): return arena.copy(layout.priority.word)
-        case 2 where name.equals("id"): return handID(&arena)
-        case 6 where name.equals("target"): return target >= 0 ? hand(value(target), &arena) : nil
         case 6 where name.equals("format"): return arena.copy(layout.format.word)
         case 17 where name.equals("content_available"): return arena.copy(layout.contentAvailable ? "true" : "false")
         case 12 where name.equals("collapse_key"): return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil
