@@ -39,8 +39,11 @@ import Testing
         #expect(metrics["pushhost_handler_duration_seconds_bucket", series.merging(["le": "0.025"]) { $1 }] == 0)
         #expect(metrics["pushhost_handler_duration_seconds_bucket", series.merging(["le": "+Inf"]) { $1 }] == 4)
         let sum = try #require(metrics["pushhost_handler_duration_seconds_sum", series])
-        // At least the sleeps; far less than the 30 s the last bound allows (a clock read wrong by a factor).
-        #expect(sum >= 0.12 && sum < 4, "\(sum)")
+        // The sleeps, within what the time-stamp counter's rate, measured
+        // over 2 ms at start, can be off by on a loaded machine (0.1199 s
+        // was seen); far less than the 30 s the last bound allows (a clock
+        // read wrong by a factor).
+        #expect(sum >= 0.12 * 0.95 && sum < 4, "\(sum)")
         #expect(host.process.stop() == .status(0), "\(host.stderr)")
     }
 }
