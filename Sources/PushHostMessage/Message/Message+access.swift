@@ -64,51 +64,37 @@ extension Message {
 
     /// The text at `path` (dotted: `data.title`, `notification.body`,
     /// `source.file`, `data.list.0`), or nil when there is none or it is null.
+    ///
+    /// The top-level word is matched where it lies, by its first byte, and
+    /// only the segments below it are measured.
     func value(atPath path: UnsafePointer<CChar>, into arena: inout MessageArena) -> UnsafePointer<CChar>? {
-        // The paths plugins read most, matched where they lie before any
-        // segment is measured: `target`, `priority`, `id`, and `data.` with
-        // the data object taken whole.
         let bytes = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
         switch bytes[0] {
-        case UInt8(ascii: "t") where Self.path(bytes, is: "target"):
-            return target >= 0 ? hand(value(target), &arena) : nil
+        case UInt8(ascii: "t"):
+            if Self.path(bytes, is: "target") { return target >= 0 ? hand(value(target), &arena) : nil }
+            if Self.path(bytes, is: "topic") { return handTopic(&arena) }
         case UInt8(ascii: "p") where Self.path(bytes, is: "priority"):
             return arena.copy(layout.priority.word)
         case UInt8(ascii: "i") where Self.path(bytes, is: "id"):
             return handID(&arena)
-        case UInt8(ascii: "d") where dataObject >= 0 && Self.path(bytes, startsWith: "data."):
-            // The data object is one object, taken whole: the key after the dot.
-            var segments = PathSegments(bytes + 5)
-            guard let key = segments.next() else { return nil }
-            return hand(value(dataObject).member(named: key), following: &segments, &arena)
+        case UInt8(ascii: "d"):
+            guard var segments = Self.segments(bytes, below: "data") else { break }
+            // One data object (the common case): the key read in it directly.
+            if dataObject >= 0, let key = segments.next() {
+                return hand(value(dataObject).member(named: key), following: &segments, &arena)
+            }
+            return value(of: layout.data, none: "{}", &segments, &arena)
+        case UInt8(ascii: "n"):
+            if var segments = Self.segments(bytes, below: "notification") { return value(of: layout.notification, none: nil, &segments, &arena) }
+        case UInt8(ascii: "s"):
+            if var segments = Self.segments(bytes, below: "source") { return sourceValue(&segments, &arena) }
+        case UInt8(ascii: "f") where Self.path(bytes, is: "format"):
+            return arena.copy(layout.format.word)
+        case UInt8(ascii: "c"):
+            if Self.path(bytes, is: "content_available") { return arena.copy(layout.contentAvailable ? "true" : "false") }
+            if Self.path(bytes, is: "collapse_key") { return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil }
         default:
             break
-        }
-        var segments = PathSegments(path)
-        guard let first = segments.next() else { return nil }
-        let isData = first.equals("data")
-        if isData || first.equals("notification") {
-            // A message always has data (maybe empty); a data-only one has no notification.
-            guard isData ? !layout.data.isEmpty : !layout.notification.isEmpty else {
-                return isData && segments.isAtEnd ? arena.copy("{}") : nil
-            }
-            guard let key = segments.next() else {
-                arena.scratch.removeAll(keepingCapacity: true)
-                if isData { appendMerged(layout.data, to: &arena.scratch) } else { appendMerged(layout.notification, to: &arena.scratch) }
-                return arena.copyScratch()
-            }
-            let found = isData ? layout.data.member(key, in: root) : layout.notification.member(key, in: root)
-            return hand(found, following: &segments, &arena)
-        }
-        if segments.isAtEnd, let field = field(first, &arena) { return field }
-        if first.equals("source") {
-            arena.scratch.removeAll(keepingCapacity: true)
-            guard let key = segments.next() else {
-                source.appendJSON(to: &arena.scratch)
-                return arena.copyScratch()
-            }
-            guard segments.isAtEnd, source.append(key, to: &arena.scratch) else { return nil }
-            return arena.copyScratch()
         }
         return nil
     }
@@ -120,12 +106,50 @@ extension Message {
         Self.path(path, startsWith: word) && path[word.utf8CodeUnitCount] == 0
     }
 
+    /// The segments after `word` when the path is `word` (none) or goes on
+    /// below it (`word.`…); nil when it is another path.
+    @inline(__always)
+    private static func segments(_ path: UnsafePointer<UInt8>, below word: StaticString) -> PathSegments? {
+        guard Self.path(path, startsWith: word) else { return nil }
+        switch path[word.utf8CodeUnitCount] {
+        case 0: return PathSegments(startingAt: nil)
+        case UInt8(ascii: "."): return PathSegments(startingAt: path + word.utf8CodeUnitCount + 1)
+        default: return nil
+        }
+    }
+
     /// Whether the C string at `path` starts with `prefix` (which holds no NUL).
     @inline(__always)
     private static func path(_ path: UnsafePointer<UInt8>, startsWith prefix: StaticString) -> Bool {
         let word = prefix.utf8Start
         for index in 0..<prefix.utf8CodeUnitCount where path[index] != word[index] { return false }
         return true
+    }
+
+    /// `data` or `notification` (their parts) whole, or what lies below
+    /// them; `none` is the whole of a message without them. A message's data
+    /// may be empty (`{}`); a data-only message has no notification (nil).
+    private func value<let capacity: Int>(
+        of parts: MessageLayout.Parts<capacity>, none: StaticString?, _ segments: inout PathSegments, _ arena: inout MessageArena
+    ) -> UnsafePointer<CChar>? {
+        guard !parts.isEmpty else { return segments.isAtEnd ? none.map { arena.copy($0) } : nil }
+        guard let key = segments.next() else {
+            arena.scratch.removeAll(keepingCapacity: true)
+            appendMerged(parts, to: &arena.scratch)
+            return arena.copyScratch()
+        }
+        return hand(parts.member(key, in: root), following: &segments, &arena)
+    }
+
+    /// `source` as JSON, or one of its fields.
+    private func sourceValue(_ segments: inout PathSegments, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
+        arena.scratch.removeAll(keepingCapacity: true)
+        guard let key = segments.next() else {
+            source.appendJSON(to: &arena.scratch)
+            return arena.copyScratch()
+        }
+        guard segments.isAtEnd, source.append(key, to: &arena.scratch) else { return nil }
+        return arena.copyScratch()
     }
 
     /// What `found` leads to along the rest of `segments`, handed out; nil
@@ -136,19 +160,6 @@ extension Message {
         while let segment = segments.next() { found = found?.child(segment) }
         guard let found, found.kind != .null else { return nil }
         return hand(found, &arena)
-    }
-
-    /// A top-level field of one segment but those matched first (`format`,
-    /// `content_available`, `topic`, `collapse_key`), or nil.
-    @inline(__always)
-    private func field(_ name: UnsafeRawBufferPointer, _ arena: inout MessageArena) -> UnsafePointer<CChar>? {
-        switch name.count {
-        case 6 where name.equals("format"): return arena.copy(layout.format.word)
-        case 17 where name.equals("content_available"): return arena.copy(layout.contentAvailable ? "true" : "false")
-        case 12 where name.equals("collapse_key"): return layout.collapseKey >= 0 ? hand(value(layout.collapseKey), &arena) : nil
-        case 5 where name.equals("topic"): return handTopic(&arena)
-        default: return nil
-        }
     }
 
     /// The topic, less the `/topics/` a GCM `to` starts with.
@@ -186,12 +197,9 @@ struct PathSegments {
     /// Where the next segment starts; nil once every segment was taken.
     private var rest: UnsafePointer<UInt8>?
 
-    init(_ path: UnsafePointer<CChar>) {
-        rest = UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self)
-    }
-
-    init(_ path: UnsafePointer<UInt8>) {
-        rest = path
+    /// The segments of the path at `start`; none when it is nil.
+    init(startingAt start: UnsafePointer<UInt8>?) {
+        rest = start
     }
 
     /// Whether every segment was taken.
