@@ -85,9 +85,11 @@ extension Message {
             }
             return value(of: layout.data, none: "{}", &segments, &arena)
         case UInt8(ascii: "n"):
-            if var segments = Self.segments(bytes, below: "notification") { return value(of: layout.notification, none: nil, &segments, &arena) }
+            guard var segments = Self.segments(bytes, below: "notification") else { break }
+            return value(of: layout.notification, none: nil, &segments, &arena)
         case UInt8(ascii: "s"):
-            if var segments = Self.segments(bytes, below: "source") { return sourceValue(&segments, &arena) }
+            guard var segments = Self.segments(bytes, below: "source") else { break }
+            return sourceValue(&segments, &arena)
         case UInt8(ascii: "f") where Self.path(bytes, is: "format"):
             return arena.copy(layout.format.word)
         case UInt8(ascii: "c"):
